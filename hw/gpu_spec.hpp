@@ -1,0 +1,145 @@
+// A GPU as gemmsim sees it: the resolved, validated contents of a configs/hw/*.yaml file.
+//
+// Every field is documented in hw/schema.cpp (meaning, unit, range); this struct is the typed
+// result of loading. Fields are physical quantities with units, never correction factors.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hw/units.hpp"
+#include "kernels/common/gemm_config.hpp"
+
+namespace gemmsim {
+
+struct MmaShape {
+  int m = 0, n = 0, k = 0;
+  constexpr auto operator<=>(const MmaShape&) const = default;
+};
+
+// A pipe: how many operations it retires per SM clock (whole SM) and the dependent-issue
+// latency of one operation.
+struct PipeSpec {
+  double ops_per_clk_per_sm = 0;  // lanes (FFMA), or FMAs for tensor pipes
+  Cycles latency;
+};
+
+// Tensor-core capability for one input data type.
+struct TensorSpec {
+  double dense_fma_per_clk_per_sm = 0;  // datasheet peak (wgmma on Hopper)
+  MmaShape mma;                         // the mma.sync shape kernels use for this type
+  double mma_sync_fma_per_clk_per_sm = 0;  // rate mma.sync reaches (microbenchmarked)
+  Cycles mma_sync_latency;                 // dependent mma.sync latency
+  std::optional<MmaShape> wgmma;           // wgmma m64nNkK (N is the largest legal)
+  Cycles wgmma_latency;                    // wgmma m64n256 issue-to-completion
+};
+
+struct ClockSpec {
+  Frequency base;
+  Frequency boost;
+  Frequency sustained;  // clock used for timing predictions
+  Frequency tensor_spec;  // clock the vendor's tensor TFLOPS assume (may equal boost)
+  Frequency memory;     // DRAM command clock
+};
+
+struct SmSpec {
+  int registers = 0;             // 32-bit registers per SM
+  int max_registers_per_thread = 0;
+  int max_registers_per_block = 0;
+  int register_alloc_unit = 256;  // registers allocated per warp in units of this
+  int max_threads = 0;
+  int max_warps = 0;
+  int max_ctas = 0;
+  int max_threads_per_block = 0;
+  Bytes l1_smem_unified;         // unified L1 + shared-memory capacity per SM
+  Bytes smem_per_sm;             // largest shared-memory carve-out per SM
+  Bytes smem_per_block;          // largest dynamic shared memory per block (opt-in)
+  Bytes smem_reserved_per_block; // system-reserved shared memory per resident block
+  std::vector<Bytes> smem_carveouts;
+  int sub_partitions = 4;        // warp schedulers per SM
+  int issue_per_clk = 1;         // warp-instructions issued per scheduler per clock
+};
+
+struct SharedMemSpec {
+  int banks = 32;
+  Bytes bank_width{4};
+  double bytes_per_clk = 128;  // per SM
+  Cycles load_latency;
+  Cycles store_latency;
+  Cycles ldmatrix_latency;     // ldmatrix.x4
+};
+
+struct CacheSpec {
+  Bytes size;
+  Bytes line{128};
+  Bytes sector{32};
+  int associativity = 0;
+  Cycles hit_latency;
+};
+
+struct L2Spec {
+  Bytes size;
+  Bytes line{128};
+  Bytes sector{32};
+  int associativity = 0;
+  int slices = 0;
+  int partitions = 1;
+  Bandwidth bandwidth;        // aggregate read bandwidth at the sustained SM clock
+  Cycles hit_latency;         // load-to-use latency of a near-partition hit
+  Cycles far_extra_latency;   // added when the slice is in the other partition
+};
+
+struct DramSpec {
+  std::string type;       // "HBM3", "GDDR6", ...
+  int channels = 0;
+  int bus_width_bits = 0;
+  Bandwidth peak;         // datasheet
+  Bandwidth sustained;    // measured streaming bandwidth (the model's ceiling)
+  Cycles latency;         // added to an L2 miss, in SM cycles
+  Bytes interleave{256};  // address interleaving granularity across channels
+};
+
+struct Features {
+  bool cp_async = false;
+  bool ldmatrix = false;
+  bool tma = false;
+  bool wgmma = false;
+  bool mbarrier = false;
+  bool clusters = false;
+};
+
+struct AsyncSpec {
+  Cycles cp_async_issue;        // LSU cycles to issue one warp-wide 16 B/thread cp.async
+  Cycles barrier_latency;       // __syncthreads release after the last arrival
+  Cycles mbarrier_latency;      // mbarrier arrive -> waiting warp wakes
+  Cycles tma_latency;           // TMA issue -> first bytes land (L2 hit)
+  Bandwidth tma_bandwidth;      // per SM
+};
+
+struct GpuSpec {
+  std::string name;         // "NVIDIA H100 SXM5 80GB"
+  std::string key;          // file stem: "h100"
+  std::string source_file;  // path the spec was loaded from
+  std::string arch;         // "volta", "turing", "ampere", "hopper"
+  int compute_capability = 0;  // 70, 75, 80, 86, 90
+  int sm_count = 0;
+  ClockSpec clocks;
+  SmSpec sm;
+  PipeSpec fp32;
+  PipeSpec fp64;
+  std::map<DType, TensorSpec> tensor;  // only the types this GPU's tensor cores support
+  PipeSpec lsu;                        // warp memory instructions per clock per SM
+  SharedMemSpec smem;
+  CacheSpec l1;
+  L2Spec l2;
+  DramSpec dram;
+  Features features;
+  AsyncSpec async;
+  Duration launch_overhead;  // host launch to first CTA start, back-to-back launches
+
+  bool supports(DType t) const { return t == DType::F32 || tensor.count(t) != 0; }
+};
+
+}  // namespace gemmsim
