@@ -1,0 +1,2 @@
+// `gemmsim validate`: compare predictions with committed measurements.
+#pragma once
