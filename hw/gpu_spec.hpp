@@ -58,6 +58,7 @@ struct SmSpec {
   Bytes smem_per_block;          // largest dynamic shared memory per block (opt-in)
   Bytes smem_reserved_per_block; // system-reserved shared memory per resident block
   std::vector<Bytes> smem_carveouts;
+  Cycles cta_launch_latency;     // CTA retires -> next CTA's warps issue on that SM
   int sub_partitions = 4;        // warp schedulers per SM
   int issue_per_clk = 1;         // warp-instructions issued per scheduler per clock
 };

@@ -1,0 +1,237 @@
+#include "sim/run/run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "kernels/common/aux_models.hpp"
+#include "kernels/common/kernel_name.hpp"
+#include "kernels/common/legality.hpp"
+#include "kernels/pipelined/model.hpp"
+#include "kernels/tiled/model.hpp"
+#include "sim/core/error.hpp"
+#include "sim/gpu/memory_system.hpp"
+
+namespace gemmsim {
+namespace {
+
+std::unique_ptr<sim::KernelModel> make_main_model(const GemmConfig& c, const GemmProblem& p,
+                                                  const GpuSpec& gpu) {
+  if (!c.tensor_core()) return make_simt_model(c, p, gpu);
+  switch (c.family) {
+    case Family::Pipelined: return make_tensor_pipelined_model(c, p, gpu);
+    default: break;
+  }
+  throw UserError(fmt::format("family {} has no model yet", family_name(c.family)));
+}
+
+// Peak of the pipe this configuration computes on, at the sustained clock.
+double pipe_peak_tflops(const GpuSpec& gpu, const GemmConfig& c) {
+  const double hz = gpu.clocks.sustained.hz;
+  if (!c.tensor_core()) return gpu.sm_count * gpu.fp32.ops_per_clk_per_sm * 2.0 * hz / 1e12;
+  const auto& t = gpu.tensor.at(c.dtype);
+  return gpu.sm_count * t.mma_sync_fma_per_clk_per_sm * 2.0 * hz / 1e12;
+}
+
+}  // namespace
+
+nlohmann::json config_to_json(const GemmConfig& c) {
+  return {
+      {"family", family_name(c.family)},
+      {"dtype", dtype_name(c.dtype)},
+      {"block_m", c.block_m},
+      {"block_n", c.block_n},
+      {"block_k", c.block_k},
+      {"warps_m", c.warps_m},
+      {"warps_n", c.warps_n},
+      {"thread_m", c.thread_m},
+      {"thread_n", c.thread_n},
+      {"stages", c.stages},
+      {"split_k", c.split_k},
+      {"split_k_mode", c.split_k_mode == SplitKMode::Atomic ? "atomic" : "reduction"},
+      {"swizzle", c.swizzle},
+      {"smem_layout", layout_name(c.smem_layout)},
+      {"consumers", c.consumers},
+      {"ws_variant", c.ws_variant == WsVariant::Hopper ? "hopper" : "ampere"},
+  };
+}
+
+Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem) {
+  check_legal(config, problem, gpu);
+  Prediction out;
+  out.gpu_key = gpu.key;
+  out.gpu_name = gpu.name;
+  out.kernel = kernel_name(config);
+  out.config = config;
+  out.problem = problem;
+  out.sm_clock_mhz = gpu.clocks.sustained.mhz();
+
+  const sim::ClockDomain clock(gpu.clocks.sustained);
+  sim::MemorySystem memory(gpu, clock);
+  sim::GpuModel model(gpu, memory);
+  const sim::Tick launch = sim::Tick(gpu.launch_overhead.ps());
+
+  sim::Tick now = 0;
+  auto run_aux = [&](const sim::KernelModel& k) {
+    const sim::KernelStats s = model.run(k, now + launch);
+    out.launches.push_back({k.name(), double(s.end - now) / 1e6, double(s.end - s.start) / 1e6,
+                            s.ctas});
+    out.events += s.events;
+    out.warp_instructions += s.warp_instructions;
+    now = s.end;
+  };
+
+  if (config.split_k > 1 && config.split_k_mode == SplitKMode::Atomic)
+    run_aux(*make_fill_model(problem, config.dtype));
+
+  const auto main_model = make_main_model(config, problem, gpu);
+  const sim::MemoryCounters before = memory.counters();
+  const sim::KernelStats s = model.run(*main_model, now + launch);
+  const sim::MemoryCounters after = memory.counters();
+  out.launches.push_back({main_model->name(), double(s.end - now) / 1e6,
+                          double(s.end - s.start) / 1e6, s.ctas});
+  out.events += s.events;
+  out.warp_instructions += s.warp_instructions;
+  now = s.end;
+
+  if (config.split_k > 1 && config.split_k_mode == SplitKMode::Reduction)
+    run_aux(*make_splitk_reduction_model(config, problem));
+
+  // Totals.
+  out.time_us = double(now) / 1e6;
+  out.cycles = clock.cycles(now);
+  out.tflops = problem.flops() / (out.time_us * 1e-6) / 1e12;
+  out.peak_tflops = pipe_peak_tflops(gpu, config);
+  const auto geo = main_model->geometry();
+  out.ctas = s.ctas;
+  out.waves = s.waves;
+  out.ctas_per_sm = s.ctas_per_sm;
+  out.occupancy_limit = s.occupancy_limit;
+  out.regs_per_thread = geo.regs_per_thread;
+  out.smem_per_cta = geo.smem_per_cta;
+
+  // Utilisation of each resource over the main kernel's duration.
+  const double cycles = std::max(1.0, clock.cycles(s.end - s.start));
+  const double nsm = gpu.sm_count, nsp = gpu.sm.sub_partitions;
+  const double dur_ps = std::max(1.0, double(s.end - s.start));
+  auto frac = [](double v) { return std::clamp(v, 0.0, 1.0); };
+  out.utilisation["tensor_pipe"] = frac(s.tensor_busy_cycles / (cycles * nsm * nsp));
+  out.utilisation["fp32_pipe"] = frac(s.fma_busy_cycles / (cycles * nsm * nsp));
+  out.utilisation["issue"] =
+      frac(double(s.warp_instructions) / (cycles * nsm * nsp * gpu.sm.issue_per_clk));
+  out.utilisation["shared_memory"] = frac(s.mio_busy_cycles / (cycles * nsm));
+  const double l2_busy = double(after.l2_busy - before.l2_busy);
+  const double dram_busy = double(after.dram_busy - before.dram_busy);
+  out.utilisation["l2"] = frac(l2_busy / (dur_ps * std::max(1, gpu.l2.slices)));
+  out.utilisation["dram"] = frac(dram_busy / (dur_ps * std::max(1, gpu.dram.channels)));
+
+  const double stall_total = s.stalls.memory + s.stalls.shared + s.stalls.math +
+                             s.stalls.barrier + s.stalls.issue;
+  auto share = [&](double v) { return stall_total > 0 ? v / stall_total : 0.0; };
+  out.stalls["memory"] = share(s.stalls.memory);
+  out.stalls["shared_memory"] = share(s.stalls.shared);
+  out.stalls["math_dependency"] = share(s.stalls.math);
+  out.stalls["barrier"] = share(s.stalls.barrier);
+  out.stalls["issue_or_pipe_busy"] = share(s.stalls.issue);
+
+  // The bound: the busiest resource, if it was busy most of the time; otherwise the run was
+  // limited by latency (too little work in flight) or by a short, partial last wave.
+  const auto busiest = std::max_element(
+      out.utilisation.begin(), out.utilisation.end(),
+      [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (busiest->second >= 0.6) {
+    out.bound = busiest->first;
+  } else if (s.waves <= 1 && s.ctas < gpu.sm_count) {
+    out.bound = "parallelism (fewer CTAs than SMs)";
+  } else {
+    const auto top = std::max_element(out.stalls.begin(), out.stalls.end(),
+                                      [](const auto& a, const auto& b) { return a.second < b.second; });
+    out.bound = "latency (" + top->first + ")";
+  }
+
+  const double l2_sectors = double(after.l2_sector_hits - before.l2_sector_hits +
+                                   after.l2_sector_misses - before.l2_sector_misses);
+  out.counters["gpu__time_duration.sum"] = double(s.end - s.start) / 1e3;  // ns
+  out.counters["dram__bytes_read.sum"] = double(after.dram_bytes_read - before.dram_bytes_read);
+  out.counters["dram__bytes_write.sum"] = double(after.dram_bytes_write - before.dram_bytes_write);
+  out.counters["lts__t_sector_hit_rate.pct"] =
+      l2_sectors > 0 ? 100.0 * double(after.l2_sector_hits - before.l2_sector_hits) / l2_sectors
+                     : 0.0;
+  out.counters["l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"] =
+      double(s.smem_conflict_wavefronts);
+  out.counters["sm__inst_executed_pipe_tensor.sum"] = double(s.tensor_instructions);
+  out.counters["smsp__inst_executed_pipe_fma.sum"] = double(s.fma_instructions);
+  out.counters["smsp__inst_executed.sum"] = double(s.warp_instructions);
+  return out;
+}
+
+nlohmann::json to_json(const Prediction& p) {
+  nlohmann::json launches = nlohmann::json::array();
+  for (const auto& l : p.launches)
+    launches.push_back({{"kernel", l.kernel},
+                        {"time_us", l.time_us},
+                        {"duration_us", l.duration_us},
+                        {"ctas", l.ctas}});
+  return {
+      {"gpu", p.gpu_key},
+      {"gpu_name", p.gpu_name},
+      {"kernel", p.kernel},
+      {"problem", {{"m", p.problem.m}, {"n", p.problem.n}, {"k", p.problem.k}}},
+      {"time_us", p.time_us},
+      {"cycles", p.cycles},
+      {"sm_clock_mhz", p.sm_clock_mhz},
+      {"tflops", p.tflops},
+      {"peak_tflops", p.peak_tflops},
+      {"pct_of_peak", p.peak_tflops > 0 ? 100.0 * p.tflops / p.peak_tflops : 0.0},
+      {"ctas", p.ctas},
+      {"waves", p.waves},
+      {"ctas_per_sm", p.ctas_per_sm},
+      {"occupancy_limit", p.occupancy_limit},
+      {"regs_per_thread_estimate", p.regs_per_thread},
+      {"smem_per_cta_bytes", p.smem_per_cta},
+      {"bound", p.bound},
+      {"utilisation", p.utilisation},
+      {"stalls", p.stalls},
+      {"counters", p.counters},
+      {"launches", launches},
+      {"config", config_to_json(p.config)},
+      {"simulated_events", p.events},
+      {"simulated_warp_instructions", p.warp_instructions},
+  };
+}
+
+std::string format_report(const Prediction& p) {
+  std::string s;
+  s += fmt::format("gemmsim prediction: {} on {} ({})\n", p.kernel, p.gpu_name, p.gpu_key);
+  s += fmt::format("  problem        {} x {} x {} ({})\n", p.problem.m, p.problem.n, p.problem.k,
+                   dtype_name(p.config.dtype));
+  s += fmt::format("  time           {:.2f} us  ({:.0f} cycles at {:.0f} MHz)\n", p.time_us,
+                   p.cycles, p.sm_clock_mhz);
+  s += fmt::format("  throughput     {:.1f} TFLOPS  ({:.1f}% of the {:.1f} TFLOPS {} peak)\n",
+                   p.tflops, p.peak_tflops > 0 ? 100.0 * p.tflops / p.peak_tflops : 0.0,
+                   p.peak_tflops, p.config.tensor_core() ? "mma.sync" : "FFMA");
+  s += fmt::format("  CTAs           {} in {} wave(s), {} per SM (limited by {})\n", p.ctas,
+                   p.waves, p.ctas_per_sm, p.occupancy_limit);
+  s += fmt::format("  resources      ~{} registers/thread (estimate), {} B shared memory/CTA\n",
+                   p.regs_per_thread, p.smem_per_cta);
+  if (p.launches.size() > 1) {
+    s += "  launches\n";
+    for (const auto& l : p.launches)
+      s += fmt::format("    {:<44} {:>10.2f} us  ({} CTAs)\n", l.kernel, l.time_us, l.ctas);
+  }
+  s += "  utilisation\n";
+  for (const auto& [k, v] : p.utilisation) s += fmt::format("    {:<16} {:>5.1f}%\n", k, 100 * v);
+  s += "  warp stalls\n";
+  for (const auto& [k, v] : p.stalls) s += fmt::format("    {:<20} {:>5.1f}%\n", k, 100 * v);
+  s += fmt::format("  DRAM           {:.1f} MB read, {:.1f} MB written; L2 hit rate {:.1f}%\n",
+                   p.counters.at("dram__bytes_read.sum") / 1e6,
+                   p.counters.at("dram__bytes_write.sum") / 1e6,
+                   p.counters.at("lts__t_sector_hit_rate.pct"));
+  s += fmt::format("  smem conflicts {:.0f} extra wavefronts\n",
+                   p.counters.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"));
+  s += fmt::format("  bound          {}\n", p.bound);
+  return s;
+}
+
+}  // namespace gemmsim

@@ -1,2 +1,75 @@
-// `gemmsim validate`: compare predictions with committed measurements.
+// `gemmsim validate`: simulate every measured row of a data set and compare.
+//
+// Rows come from the harness's CSV files (validate/data/<gpu>/results*.csv; columns by name,
+// see validate/data/README.md). Each kernel row is predicted with the GPU description, with the
+// SM clock the row recorded (a condition of the measurement, not a fitted factor). Statistics:
+// absolute percentage error (MAPE, median, p95, max), Spearman rank correlation of predicted
+// vs measured time over the configurations of each problem (mean over problems), and top-1
+// regret (how much slower the measured time of gemmsim's first choice is than the measured
+// best, mean over problems); per family as well, plus the worst rows.
 #pragma once
+
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/common/gemm_config.hpp"
+
+namespace gemmsim {
+
+struct ValidateOptions {
+  std::string data_dir = "validate/data/h100";
+  std::string hw = "h100";
+  std::string family;  // empty: all
+  std::vector<std::string> overrides;
+  bool json = false;
+  int threads = 0;  // 0: all cores
+  bool use_row_clock = true;
+};
+
+// One measured row, parsed.
+struct MeasuredRow {
+  std::string file;
+  int line = 0;
+  std::string gpu;
+  double sm_clock_mhz = 0;
+  GemmConfig config;
+  GemmProblem problem;
+  std::string kernel;
+  double median_us = 0;
+  double rel_err = 0;
+};
+
+struct RowResult {
+  MeasuredRow row;
+  double predicted_us = 0;
+  double error_pct = 0;  // (predicted - measured) / measured * 100
+  std::string bound;
+  std::map<std::string, double> counters;  // predicted
+};
+
+struct AccuracyStats {
+  int n = 0;
+  double mape_pct = 0, median_pct = 0, p95_pct = 0, max_pct = 0;
+  double spearman_mean = 0;
+  int problems_ranked = 0;
+  double top1_regret_pct_mean = 0;
+};
+
+// Reads every results*.csv under `dir`. Throws UserError naming the file and line on bad input.
+std::vector<MeasuredRow> read_measurements(const std::string& dir);
+
+AccuracyStats accuracy(const std::vector<RowResult>& rows);
+
+// Simulates the rows (in parallel; results in row order, identical for any thread count).
+std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const ValidateOptions& o);
+
+nlohmann::json validation_json(const std::vector<RowResult>& rows, const ValidateOptions& o);
+
+int run_validate(const ValidateOptions& o, std::ostream& out);
+
+}  // namespace gemmsim

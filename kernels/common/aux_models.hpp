@@ -1,0 +1,18 @@
+// Models of the small kernels around a split-K GEMM: the zero fill of C before an atomic
+// split-K launch (cudaMemsetAsync), and the reduction kernel that sums the split-K workspace
+// into C. Both are streaming kernels: 256 threads per CTA, 16 bytes per thread.
+#pragma once
+
+#include <memory>
+
+#include "hw/gpu_spec.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "sim/gpu/kernel_model.hpp"
+
+namespace gemmsim {
+
+std::unique_ptr<sim::KernelModel> make_fill_model(const GemmProblem& p, DType t);
+std::unique_ptr<sim::KernelModel> make_splitk_reduction_model(const GemmConfig& c,
+                                                              const GemmProblem& p);
+
+}  // namespace gemmsim

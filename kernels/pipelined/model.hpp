@@ -1,0 +1,16 @@
+// gemmsim models of the pipelined family (tensor core and SIMT fp32).
+#pragma once
+
+#include <memory>
+
+#include "hw/gpu_spec.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "sim/gpu/kernel_model.hpp"
+
+namespace gemmsim {
+
+std::unique_ptr<sim::KernelModel> make_tensor_pipelined_model(const GemmConfig& c,
+                                                              const GemmProblem& p,
+                                                              const GpuSpec& gpu);
+
+}  // namespace gemmsim

@@ -1,0 +1,305 @@
+// Models of the SIMT fp32 kernels: the tiled family (one shared-memory buffer:
+// load -> barrier -> compute -> barrier per K tile, models.md section 3) and the pipelined
+// SIMT kernel (double buffering through registers: the next tile is loaded into registers
+// while the current one is computed, then stored to the other buffer; one barrier per tile).
+//
+// Thread mapping inside a warp tile: lanes form a (warp_m / thread_m) x (warp_n / thread_n)
+// grid; each thread owns thread_m rows and thread_n columns taken in groups of four with a
+// stride of (lanes along that dimension) x 4, so fragment loads are 16-byte vectors that
+// neighbouring lanes take from neighbouring addresses (broadcast along the other dimension).
+// A is stored transposed in shared memory ([k][m]) so its fragments are contiguous.
+#include "kernels/tiled/model.hpp"
+
+#include <array>
+#include <vector>
+
+#include "kernels/common/kernel_name.hpp"
+#include "kernels/common/legality.hpp"
+#include "kernels/common/smem_layout.hpp"
+#include "kernels/common/tiling.hpp"
+#include "sim/gpu/smem_banks.hpp"
+
+namespace gemmsim {
+namespace {
+
+using sim::Op;
+using sim::OpKind;
+using sim::Pipe;
+using sim::Segment;
+using sim::WarpCursor;
+
+constexpr int kFragA = 0, kFragB = 1, kAcc = 2, kStaged = 3;
+constexpr sim::SlotMask bit(int s) { return sim::SlotMask(1u << s); }
+
+struct Run {
+  int row = 0, col = 0, elems = 0;
+};
+struct SmemCost {
+  std::uint32_t wavefronts = 0, conflicts = 0, insts = 0;
+};
+
+enum Phase { kLoad, kStore, kBarrier, kLoadNext, kLds, kMath, kAfterCompute, kEpilogue, kDone };
+
+class SimtModel final : public sim::KernelModel {
+ public:
+  SimtModel(const GemmConfig& c, const GemmProblem& p, const GpuSpec& gpu)
+      : c_(c), p_(p), map_(p, DType::F32), raster_(c, p), double_buffered_(c.family != Family::Tiled) {
+    const ResourceUsage r = estimate_resources(c, gpu);
+    geo_.dtype = DType::F32;
+    geo_.ctas = raster_.ctas();
+    geo_.threads_per_cta = r.threads;
+    geo_.warps_per_cta = r.warps;
+    geo_.regs_per_thread = r.regs_per_thread;
+    geo_.smem_per_cta = r.smem_bytes;
+    build_plans(gpu);
+  }
+
+  std::string name() const override { return kernel_name(c_); }
+  sim::LaunchGeometry geometry() const override { return geo_; }
+
+  void begin_warp(WarpCursor& w, int cta, int warp) const override {
+    const CtaTile t = raster_.tile(cta);
+    w.cta = cta;
+    w.warp = warp;
+    w.tile_m = t.tile_m;
+    w.tile_n = t.tile_n;
+    w.k_begin = t.k_tile_begin;
+    w.k_end = t.valid ? t.k_tile_end : t.k_tile_begin;
+    w.iter = w.k_begin;
+    w.sub = 0;
+    w.phase = w.iter < w.k_end ? kLoad : (t.valid ? kEpilogue : kDone);
+    w.segments.clear();
+  }
+
+  // Tiled:     per tile: Load, Store, Barrier, (LDS, FFMA) x halves, Barrier.
+  // Pipelined: prologue Load, Store, Barrier; per tile: Load(next), (LDS, FFMA) x halves,
+  //            Store(next) into the other buffer, Barrier.
+  bool next_op(WarpCursor& w, Op& op) const override {
+    op = Op{};
+    w.segments.clear();
+    for (;;) {
+      switch (w.phase) {
+        case kLoad:
+          load_tile(w, w.iter, op);
+          w.phase = kStore;
+          return true;
+        case kStore:
+          store_tile(w, op);
+          w.phase = kBarrier;
+          return true;
+        case kBarrier:
+          op.kind = OpKind::Barrier;
+          w.phase = double_buffered_ ? kLoadNext : kLds;
+          w.sub = 0;
+          return true;
+        case kLoadNext:
+          w.phase = kLds;
+          if (w.iter + 1 < w.k_end) {
+            load_tile(w, w.iter + 1, op);
+            return true;
+          }
+          continue;
+        case kLds:
+          if (w.sub >= halves_) {
+            w.phase = kAfterCompute;
+            continue;
+          }
+          op.kind = OpKind::SharedLoad;
+          op.count = lds_.insts * std::uint32_t(steps_per_half_);
+          op.wavefronts = lds_.wavefronts * std::uint32_t(steps_per_half_);
+          op.conflict_wavefronts = lds_.conflicts * std::uint32_t(steps_per_half_);
+          op.writes = bit(w.sub % 2 ? kFragB : kFragA);
+          w.phase = kMath;
+          return true;
+        case kMath:
+          op.kind = OpKind::Math;
+          op.pipe = Pipe::Fma;
+          op.count = std::uint32_t(c_.thread_m * c_.thread_n * steps_per_half_);
+          op.flops = 2ull * 32 * op.count;
+          op.reads = bit(w.sub % 2 ? kFragB : kFragA) | bit(kAcc);
+          op.writes = bit(kAcc);
+          ++w.sub;
+          w.phase = kLds;
+          return true;
+        case kAfterCompute:
+          if (double_buffered_) {
+            // Store the staged next tile into the other buffer, then meet at the barrier.
+            ++w.iter;
+            if (w.iter < w.k_end) {
+              w.phase = kStore;
+              continue;
+            }
+            w.phase = kEpilogue;
+            continue;
+          }
+          op.kind = OpKind::Barrier;  // everyone is done reading before the next load
+          ++w.iter;
+          w.phase = w.iter < w.k_end ? kLoad : kEpilogue;
+          return true;
+        case kEpilogue:
+          epilogue(w, op);
+          w.phase = kDone;
+          return true;
+        default:
+          return false;
+      }
+    }
+  }
+
+ private:
+  void build_plans(const GpuSpec& gpu) {
+    const int T = c_.threads();
+    const int warps = T / 32;
+    const int pad = c_.smem_layout == SmemLayout::Padded ? 4 : 0;
+    const int a_ld = c_.block_m + pad;  // As[k][m]
+    const int b_ld = c_.block_n + pad;  // Bs[k][n]
+    const std::uint32_t b_base = std::uint32_t(c_.block_k * a_ld * 4);
+    runs_a_.assign(warps, {});
+    runs_b_.assign(warps, {});
+    store_.assign(warps, {});
+    load_insts_.assign(warps, 0);
+    // Global loads: A in 16-byte vectors along K when the K tile allows, B along N.
+    const int va = c_.block_k % 4 == 0 ? 4 : 1;
+    const int vb = c_.block_n % 4 == 0 ? 4 : 1;
+    auto plan = [&](int rows, int cols, int vec, bool transpose_to_smem, int ld, std::uint32_t base,
+                    std::vector<std::vector<Run>>& runs) {
+      const int per_row = cols / vec;
+      const int items = rows * per_row;
+      for (int first = 0; first < items; first += T)
+        for (int wp = 0; wp < warps; ++wp) {
+          // One warp load instruction; its shared-memory stores: one vector store, or `vec`
+          // scalar stores when A is transposed.
+          std::array<std::array<std::uint32_t, 32>, 4> addr{};
+          int lanes = 0;
+          for (int l = 0; l < 32; ++l) {
+            const int i = first + wp * 32 + l;
+            if (i >= items) break;
+            const int r = i / per_row, col = (i % per_row) * vec;
+            auto& v = runs[wp];
+            if (!v.empty() && v.back().row == r && v.back().col + v.back().elems == col)
+              v.back().elems += vec;
+            else
+              v.push_back(Run{r, col, vec});
+            for (int e = 0; e < vec; ++e)
+              addr[e][lanes] = transpose_to_smem ? base + std::uint32_t(((col + e) * ld + r) * 4)
+                                                 : base + std::uint32_t((r * ld + col) * 4);
+            ++lanes;
+          }
+          if (!lanes) continue;
+          ++load_insts_[wp];
+          if (transpose_to_smem) {
+            for (int e = 0; e < vec; ++e) {
+              const int wf = sim::smem_wavefronts({addr[e].data(), std::size_t(lanes)}, 4, gpu.smem);
+              store_[wp].wavefronts += std::uint32_t(wf);
+              store_[wp].conflicts += std::uint32_t(std::max(0, wf - 1));
+              ++store_[wp].insts;
+            }
+          } else {
+            const int wf =
+                sim::smem_wavefronts({addr[0].data(), std::size_t(lanes)}, vec * 4, gpu.smem);
+            const int ideal = (lanes * vec * 4 + 127) / 128;
+            store_[wp].wavefronts += std::uint32_t(wf);
+            store_[wp].conflicts += std::uint32_t(std::max(0, wf - ideal));
+            ++store_[wp].insts;
+          }
+        }
+    };
+    plan(c_.block_m, c_.block_k, va, true, a_ld, 0, runs_a_);
+    plan(c_.block_k, c_.block_n, vb, false, b_ld, b_base, runs_b_);
+
+    // Fragment loads for one k step of warp 0 (every warp has the same bank pattern: warp
+    // tiles start at multiples of 16 bytes x lanes).
+    const int lanes_n = c_.warp_tile_n() / c_.thread_n;
+    const int lanes_m = 32 / lanes_n;
+    auto frag = [&](int lanes_along, int per_thread, bool along_m, std::uint32_t base) {
+      const int groups = std::max(1, per_thread / 4);
+      const int vec = per_thread >= 4 ? 4 : per_thread;
+      for (int g = 0; g < groups; ++g) {
+        std::array<std::uint32_t, 32> addr{};
+        for (int l = 0; l < 32; ++l) {
+          const int lane_pos = along_m ? l / lanes_n : l % lanes_n;
+          const int idx = g * lanes_along * 4 + lane_pos * vec;
+          addr[l] = base + std::uint32_t(idx * 4);
+        }
+        const int wf = sim::smem_wavefronts(addr, vec * 4, gpu.smem);
+        const int distinct = lanes_along * vec * 4;  // bytes actually distinct
+        const int ideal = std::max(1, (distinct + 127) / 128);
+        lds_.wavefronts += std::uint32_t(wf);
+        lds_.conflicts += std::uint32_t(std::max(0, wf - ideal));
+        ++lds_.insts;
+      }
+    };
+    frag(lanes_m, c_.thread_m, true, 0);
+    frag(lanes_n, c_.thread_n, false, b_base);
+    halves_ = c_.block_k >= 2 ? 2 : 1;
+    steps_per_half_ = c_.block_k / halves_;
+  }
+
+  void load_tile(WarpCursor& w, int k_tile, Op& op) const {
+    op.kind = OpKind::GlobalLoad;
+    op.count = std::uint32_t(load_insts_[w.warp]);
+    op.writes = bit(kStaged);
+    const long long row0 = (long long)w.tile_m * c_.block_m;
+    const long long col0 = (long long)w.tile_n * c_.block_n;
+    const long long k0 = (long long)k_tile * c_.block_k;
+    for (const Run& r : runs_a_[w.warp]) {
+      const long long row = row0 + r.row, col = k0 + r.col;
+      if (row >= p_.m || col >= p_.k) continue;
+      const long long n = std::min<long long>(r.elems, p_.k - col);
+      w.segments.push_back(Segment{map_.a_addr(row, col), std::uint32_t(n * 4)});
+    }
+    for (const Run& r : runs_b_[w.warp]) {
+      const long long row = k0 + r.row, col = col0 + r.col;
+      if (row >= p_.k || col >= p_.n) continue;
+      const long long n = std::min<long long>(r.elems, p_.n - col);
+      w.segments.push_back(Segment{map_.b_addr(row, col), std::uint32_t(n * 4)});
+    }
+  }
+
+  void store_tile(WarpCursor& w, Op& op) const {
+    op.kind = OpKind::SharedStore;
+    op.count = store_[w.warp].insts;
+    op.wavefronts = store_[w.warp].wavefronts;
+    op.conflict_wavefronts = store_[w.warp].conflicts;
+    op.reads = bit(kStaged);
+  }
+
+  void epilogue(WarpCursor& w, Op& op) const {
+    const int wm = c_.warp_tile_m(), wn = c_.warp_tile_n();
+    const long long row0 = (long long)w.tile_m * c_.block_m + (w.warp / c_.warps_n) * wm;
+    const long long col0 = (long long)w.tile_n * c_.block_n + (w.warp % c_.warps_n) * wn;
+    const int slice = raster_.tile(w.cta).slice;
+    const bool to_workspace = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Reduction;
+    op.kind = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic ? OpKind::Atomic
+                                                                      : OpKind::GlobalStore;
+    op.count = std::uint32_t(std::max(1, c_.thread_m * c_.thread_n / 4));
+    op.reads = bit(kAcc);
+    if (col0 >= p_.n) return;
+    const long long n = std::min<long long>(wn, p_.n - col0);
+    for (long long r = row0; r < std::min<long long>(row0 + wm, p_.m); ++r)
+      w.segments.push_back(Segment{to_workspace ? map_.ws_addr(slice, r, col0) : map_.c_addr(r, col0),
+                                   std::uint32_t(n * 4)});
+  }
+
+  GemmConfig c_;
+  GemmProblem p_;
+  AddressMap map_;
+  CtaRaster raster_;
+  bool double_buffered_;
+  sim::LaunchGeometry geo_;
+  std::vector<std::vector<Run>> runs_a_, runs_b_;
+  std::vector<SmemCost> store_;
+  std::vector<int> load_insts_;
+  SmemCost lds_;  // per k step
+  int halves_ = 2;
+  int steps_per_half_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<sim::KernelModel> make_simt_model(const GemmConfig& c, const GemmProblem& p,
+                                                  const GpuSpec& gpu) {
+  return std::make_unique<SimtModel>(c, p, gpu);
+}
+
+}  // namespace gemmsim

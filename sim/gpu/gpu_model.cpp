@@ -1,0 +1,387 @@
+#include "sim/gpu/gpu_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/error.hpp"
+
+namespace gemmsim::sim {
+namespace {
+
+constexpr int kMaxGroups = 16;  // cp.async groups tracked per warp (ring)
+
+struct SubPartition {
+  Tick sched_free = 0;  // next free issue slot
+  std::array<Tick, static_cast<int>(Pipe::Count)> pipe_free{};
+};
+
+struct SmState {
+  std::vector<SubPartition> sps;
+  Tick mio_free = 0;  // shared-memory port
+  Tick lsu_free = 0;  // global memory instruction issue
+  int resident = 0;
+};
+
+struct CtaState {
+  int sm = -1;
+  int warps_alive = 0;
+  int at_barrier = 0;
+  Tick barrier_arrival = 0;
+  Tick last_done = 0;  // stores accepted, warps exited
+  Tick exit_time = 0;  // last warp exited
+  std::vector<int> warps;
+};
+
+struct WarpState {
+  WarpCursor cur;
+  Op op;
+  bool has_op = false;
+  bool blocked = false;  // at a barrier
+  Tick blocked_since = 0;
+  int cta_slot = -1;     // index into the CTA table
+  int sm = 0;
+  int sp = 0;
+  Tick next_issue = 0;
+  std::array<Tick, kSlots> slot_ready{};
+  std::array<Tick, kSlots> slot_chain{};  // for accumulate-in-place: first result of a batch
+  Tick open_group = 0;
+  std::array<Tick, kMaxGroups> group_ready{};
+  std::uint32_t groups_committed = 0;
+  Tick stores_done = 0;
+};
+
+enum class WaitCause { None, Memory, Shared, Math, Barrier };
+
+}  // namespace
+
+GpuModel::GpuModel(const GpuSpec& gpu, MemorySystem& memory)
+    : gpu_(gpu), mem_(memory), clock_(gpu.clocks.sustained) {}
+
+int GpuModel::ctas_per_sm(const GpuSpec& gpu, const LaunchGeometry& g, std::string* limiter) {
+  struct Limit {
+    int ctas;
+    const char* what;
+  };
+  const auto& sm = gpu.sm;
+  const int warp_regs =
+      (g.regs_per_thread * 32 + sm.register_alloc_unit - 1) / sm.register_alloc_unit *
+      sm.register_alloc_unit;
+  const std::uint64_t smem =
+      g.smem_per_cta + gpu.sm.smem_reserved_per_block.value;
+  const Limit limits[] = {
+      {sm.max_ctas, "CTA slots"},
+      {sm.max_threads / std::max(1, g.threads_per_cta), "threads"},
+      {sm.max_warps / std::max(1, g.warps_per_cta), "warps"},
+      {warp_regs > 0 ? sm.registers / (warp_regs * g.warps_per_cta) : sm.max_ctas, "registers"},
+      {smem > 0 ? int(sm.smem_per_sm.value / smem) : sm.max_ctas, "shared memory"},
+  };
+  Limit best{sm.max_ctas, "CTA slots"};
+  for (const auto& l : limits)
+    if (l.ctas < best.ctas) best = l;
+  if (limiter) *limiter = best.what;
+  return best.ctas;
+}
+
+KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
+  const LaunchGeometry geo = kernel.geometry();
+  KernelStats st;
+  st.start = start;
+  st.ctas = geo.ctas;
+  st.ctas_per_sm = ctas_per_sm(gpu_, geo, &st.occupancy_limit);
+  GEMMSIM_ASSERT(st.ctas_per_sm >= 1);
+  const int nsm = gpu_.sm_count;
+  st.waves = (geo.ctas + nsm * st.ctas_per_sm - 1) / (nsm * st.ctas_per_sm);
+
+  const int nsp = std::max(1, gpu_.sm.sub_partitions);
+  const double issue_cycles = 1.0 / std::max(1, gpu_.sm.issue_per_clk);
+  // Cycles one warp instruction occupies its sub-partition's pipe.
+  const double fma_interval = 32.0 / std::max(1.0, gpu_.fp32.ops_per_clk_per_sm / nsp);
+  // Tensor pipe of the kernel's data type: mma.sync rate per SM, split over sub-partitions.
+  double tensor_rate = 0;
+  Cycles tensor_latency{0};
+  if (auto it = gpu_.tensor.find(geo.dtype); it != gpu_.tensor.end()) {
+    tensor_rate = it->second.mma_sync_fma_per_clk_per_sm;
+    tensor_latency = it->second.mma_sync_latency;
+  }
+  const double mio_cycles_per_wavefront =
+      double(gpu_.smem.banks) * double(gpu_.smem.bank_width.value) / gpu_.smem.bytes_per_clk;
+  const double lsu_cycles = 1.0 / std::max(1e-9, gpu_.lsu.ops_per_clk_per_sm);
+
+  std::vector<SmState> sms(nsm);
+  for (auto& s : sms) {
+    s.sps.resize(nsp);
+    for (auto& sp : s.sps) {
+      sp.sched_free = start;
+      sp.pipe_free.fill(start);
+    }
+    s.mio_free = start;
+    s.lsu_free = start;
+  }
+
+  const int slots = nsm * st.ctas_per_sm;
+  std::vector<CtaState> ctas(slots);
+  std::vector<WarpState> warps(std::size_t(slots) * geo.warps_per_cta);
+  for (int c = 0; c < slots; ++c) {
+    ctas[c].sm = c % nsm;
+    ctas[c].warps.resize(geo.warps_per_cta);
+    for (int w = 0; w < geo.warps_per_cta; ++w) {
+      const int id = c * geo.warps_per_cta + w;
+      ctas[c].warps[w] = id;
+      warps[id].cta_slot = c;
+      warps[id].sm = c % nsm;
+      warps[id].sp = w % nsp;
+    }
+  }
+
+  EventQueue q;
+  int next_cta = 0;
+  Tick end = start;
+
+  auto launch = [&](int slot, Tick t) {
+    auto& cta = ctas[slot];
+    const int cta_id = next_cta++;
+    cta.warps_alive = geo.warps_per_cta;
+    cta.at_barrier = 0;
+    cta.barrier_arrival = t;
+    cta.last_done = t;
+    cta.exit_time = t;
+    for (int w = 0; w < geo.warps_per_cta; ++w) {
+      auto& ws = warps[cta.warps[w]];
+      kernel.begin_warp(ws.cur, cta_id, w);
+      ws.has_op = false;
+      ws.blocked = false;
+      ws.next_issue = t;
+      ws.slot_ready.fill(t);
+      ws.slot_chain.fill(t);
+      ws.open_group = t;
+      ws.group_ready.fill(t);
+      ws.groups_committed = 0;
+      ws.stores_done = t;
+      q.schedule(t, cta.warps[w]);
+    }
+  };
+
+  // Breadth-first initial dispatch: one CTA per SM, then a second per SM, ...
+  for (int round = 0; round < st.ctas_per_sm && next_cta < geo.ctas; ++round)
+    for (int s = 0; s < nsm && next_cta < geo.ctas; ++s) launch(round * nsm + s, start);
+
+  auto dep_ready = [&](const WarpState& w, const Op& op, WaitCause& cause) {
+    Tick r = w.next_issue;
+    cause = WaitCause::None;
+    for (int s = 0; s < kSlots; ++s) {
+      if (!(op.reads & (1u << s))) continue;
+      const bool chain = (op.writes & (1u << s)) != 0;
+      const Tick t = chain ? w.slot_chain[s] : w.slot_ready[s];
+      if (t > r) {
+        r = t;
+        cause = WaitCause::Math;  // refined below by the slot's producer kind
+      }
+    }
+    if (op.kind == OpKind::CpAsyncWait) {
+      const std::int64_t need = std::int64_t(w.groups_committed) - std::int64_t(op.arg);
+      if (need > 0) {
+        const std::int64_t g = need - 1;
+        const Tick t = w.group_ready[g % kMaxGroups];
+        if (t > r) {
+          r = t;
+          cause = WaitCause::Memory;
+        }
+      }
+    }
+    return r;
+  };
+
+  // Which kind of producer last wrote each slot, per warp, to attribute stalls.
+  std::vector<std::array<std::uint8_t, kSlots>> producer(warps.size());
+
+  auto ticks = [&](double cycles) { return clock_.ticks(cycles); };
+  const Tick barrier_latency = ticks(gpu_.async.barrier_latency.value);
+  const Tick smem_load_latency = ticks(gpu_.smem.load_latency.value);
+  const Tick fma_latency = ticks(gpu_.fp32.latency.value);
+  const Tick cta_launch_latency = ticks(gpu_.sm.cta_launch_latency.value);
+
+  // A CTA's slot frees when its last warp exits; its stores may still be draining, which
+  // only delays the end of the kernel.
+  auto finish_warp = [&](int wid, Tick t) {
+    auto& w = warps[wid];
+    auto& cta = ctas[w.cta_slot];
+    cta.exit_time = std::max(cta.exit_time, t);
+    cta.last_done = std::max({cta.last_done, t, w.stores_done});
+    if (--cta.warps_alive == 0) {
+      end = std::max(end, cta.last_done);
+      if (next_cta < geo.ctas) launch(w.cta_slot, cta.exit_time + cta_launch_latency);
+    }
+  };
+
+  while (!q.empty()) {
+    const Event ev = q.pop();
+    const Tick now = ev.time;
+    const int wid = ev.actor;
+    auto& w = warps[wid];
+    if (w.blocked) continue;
+    auto& sm = sms[w.sm];
+    auto& sp = sm.sps[w.sp];
+    for (;;) {
+      if (!w.has_op) {
+        if (!kernel.next_op(w.cur, w.op)) {
+          finish_warp(wid, std::max(now, w.next_issue));
+          break;
+        }
+        w.has_op = true;
+      }
+      Op& op = w.op;
+      WaitCause cause;
+      Tick ready = dep_ready(w, op, cause);
+      if (cause == WaitCause::Math) {
+        // Attribute to the producer of the latest slot.
+        for (int s = 0; s < kSlots; ++s)
+          if ((op.reads & (1u << s)) &&
+              ((op.writes & (1u << s)) ? w.slot_chain[s] : w.slot_ready[s]) == ready)
+            cause = static_cast<WaitCause>(producer[wid][s]);
+      }
+      if (ready > now) {
+        const double c = clock_.cycles(ready - std::max(now, w.next_issue));
+        if (c > 0) {
+          switch (cause) {
+            case WaitCause::Memory: st.stalls.memory += c; break;
+            case WaitCause::Shared: st.stalls.shared += c; break;
+            case WaitCause::Math: st.stalls.math += c; break;
+            default: break;
+          }
+        }
+        q.schedule(ready, wid);
+        break;
+      }
+      // The operation can issue now, subject to its resources.
+      Tick s = std::max(now, sp.sched_free);
+      const double n = double(op.count);
+      bool blocked_at_barrier = false;
+      auto mark = [&](SlotMask m, Tick ready_t, Tick chain_t, WaitCause kind) {
+        for (int b = 0; b < kSlots; ++b)
+          if (m & (1u << b)) {
+            w.slot_ready[b] = ready_t;
+            w.slot_chain[b] = chain_t;
+            producer[wid][b] = static_cast<std::uint8_t>(kind);
+          }
+      };
+      switch (op.kind) {
+        case OpKind::Math: {
+          const int p = static_cast<int>(op.pipe);
+          s = std::max(s, sp.pipe_free[p]);
+          double interval;
+          Tick lat;
+          if (op.pipe == Pipe::Tensor) {
+            const double fma_per_inst = double(op.flops) / (2.0 * n);
+            GEMMSIM_ASSERT(tensor_rate > 0);
+            interval = fma_per_inst / (tensor_rate / nsp);
+            lat = ticks(tensor_latency.value);
+            st.tensor_instructions += op.count;
+            st.tensor_busy_cycles += n * interval;
+          } else {
+            interval = fma_interval;
+            lat = fma_latency;
+            st.fma_instructions += op.count;
+            st.fma_busy_cycles += n * interval;
+          }
+          st.flops += op.flops;
+          const Tick pipe_end = s + ticks(n * interval);
+          sp.pipe_free[p] = pipe_end;
+          sp.sched_free = s + ticks(n * issue_cycles);
+          mark(op.writes, pipe_end + lat, s + lat, WaitCause::Math);
+          w.next_issue = s + ticks(n * issue_cycles);
+          break;
+        }
+        case OpKind::SharedLoad:
+        case OpKind::SharedStore: {
+          const Tick ms = std::max(s, sm.mio_free);
+          sm.mio_free = ms + ticks(double(op.wavefronts) * mio_cycles_per_wavefront);
+          st.smem_wavefronts += op.wavefronts;
+          st.smem_conflict_wavefronts += op.conflict_wavefronts;
+          st.mio_busy_cycles += double(op.wavefronts) * mio_cycles_per_wavefront;
+          sp.sched_free = s + ticks(n * issue_cycles);
+          const Tick lat = op.kind == OpKind::SharedLoad
+                               ? (op.pipe == Pipe::Tensor ? ticks(gpu_.smem.ldmatrix_latency.value)
+                                                          : smem_load_latency)
+                               : ticks(gpu_.smem.store_latency.value);
+          mark(op.writes, sm.mio_free + lat, sm.mio_free + lat, WaitCause::Shared);
+          w.next_issue = s + ticks(n * issue_cycles);
+          break;
+        }
+        case OpKind::GlobalLoad:
+        case OpKind::CpAsync:
+        case OpKind::GlobalStore:
+        case OpKind::Atomic: {
+          s = std::max(s, sm.lsu_free);
+          sm.lsu_free = s + ticks(n * lsu_cycles);
+          sp.sched_free = s + ticks(n * issue_cycles);
+          const MemOp mop = op.kind == OpKind::GlobalLoad ? MemOp::Load
+                            : op.kind == OpKind::CpAsync  ? MemOp::LoadBypassL1
+                            : op.kind == OpKind::Atomic   ? MemOp::Atomic
+                                                          : MemOp::Store;
+          const Tick done = w.cur.segments.empty() ? s : mem_.access(w.sm, mop, w.cur.segments, s);
+          if (op.kind == OpKind::GlobalLoad) {
+            mark(op.writes, done, done, WaitCause::Memory);
+          } else if (op.kind == OpKind::CpAsync) {
+            // The fill also writes shared memory through the MIO port.
+            const Tick ms = std::max(s, sm.mio_free);
+            sm.mio_free = ms + ticks(double(op.wavefronts) * mio_cycles_per_wavefront);
+            st.smem_wavefronts += op.wavefronts;
+            st.smem_conflict_wavefronts += op.conflict_wavefronts;
+            st.mio_busy_cycles += double(op.wavefronts) * mio_cycles_per_wavefront;
+            w.open_group = std::max(w.open_group, done);
+          } else {
+            w.stores_done = std::max(w.stores_done, done);
+          }
+          w.next_issue = s + ticks(n * issue_cycles);
+          break;
+        }
+        case OpKind::CpAsyncCommit:
+          w.group_ready[w.groups_committed % kMaxGroups] = w.open_group;
+          ++w.groups_committed;
+          w.open_group = now;
+          break;
+        case OpKind::CpAsyncWait:
+          break;
+        case OpKind::Barrier: {
+          auto& cta = ctas[w.cta_slot];
+          cta.barrier_arrival = std::max(cta.barrier_arrival, s);
+          w.next_issue = s + ticks(issue_cycles);
+          sp.sched_free = s + ticks(issue_cycles);
+          if (++cta.at_barrier == cta.warps_alive) {
+            const Tick release = cta.barrier_arrival + barrier_latency;
+            cta.at_barrier = 0;
+            for (int other : cta.warps) {
+              auto& o = warps[other];
+              if (other == wid || !o.blocked) continue;
+              o.blocked = false;
+              st.stalls.barrier += clock_.cycles(release - o.blocked_since);
+              o.next_issue = std::max(o.next_issue, release);
+              q.schedule(release, other);
+            }
+            w.next_issue = std::max(w.next_issue, release);
+          } else {
+            w.blocked = true;
+            w.blocked_since = s;
+            blocked_at_barrier = true;
+          }
+          break;
+        }
+        case OpKind::Exit:
+          break;
+      }
+      if (s > now) st.stalls.issue += clock_.cycles(s - now);
+      st.warp_instructions += op.count;
+      w.has_op = false;
+      if (blocked_at_barrier) break;
+      if (w.next_issue > now) {
+        q.schedule(w.next_issue, wid);
+        break;
+      }
+    }
+  }
+  st.events = q.events_processed();
+  st.end = end;
+  return st;
+}
+
+}  // namespace gemmsim::sim

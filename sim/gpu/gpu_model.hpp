@@ -1,0 +1,74 @@
+// The GPU model: CTA dispatcher, SMs with sub-partition warp schedulers and pipes, shared
+// memory, and the global-memory path (MemorySystem), driven by the event queue.
+//
+// Warps are the actors. A warp event means "this warp may be able to issue now"; the warp
+// then issues as many operations as can start at that time. Each resource (scheduler issue
+// slots, FMA and tensor pipes per sub-partition, the SM's MIO/shared-memory port, the LSU,
+// and the servers inside MemorySystem) is a reservation server: an operation starts at
+// max(now, resource free) and occupies it for its work. Dependencies between operations of a
+// warp go through register slots; barriers and cp.async groups block a warp until released.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hw/gpu_spec.hpp"
+#include "sim/core/event_queue.hpp"
+#include "sim/core/time.hpp"
+#include "sim/gpu/kernel_model.hpp"
+#include "sim/gpu/memory_system.hpp"
+
+namespace gemmsim::sim {
+
+// Where warps spent the time between becoming eligible in program order and issuing.
+struct StallBreakdown {
+  double memory = 0;     // waiting for global data (loads, cp.async groups)
+  double shared = 0;     // waiting for shared-memory results or the MIO port
+  double math = 0;       // waiting for a math result or a busy math pipe
+  double barrier = 0;    // waiting at bar.sync for other warps
+  double issue = 0;      // eligible but the scheduler was issuing for another warp
+};
+
+struct KernelStats {
+  Tick start = 0;
+  Tick end = 0;            // last warp exited and its stores were accepted
+  int ctas = 0;
+  int ctas_per_sm = 0;     // occupancy limit
+  std::string occupancy_limit;  // which resource set ctas_per_sm
+  int waves = 0;
+  std::uint64_t warp_instructions = 0;
+  std::uint64_t tensor_instructions = 0;
+  std::uint64_t fma_instructions = 0;
+  std::uint64_t flops = 0;
+  std::uint64_t smem_wavefronts = 0;
+  std::uint64_t smem_conflict_wavefronts = 0;
+  std::uint64_t events = 0;
+  // Busy time summed over instances of each resource (sub-partitions, SMs).
+  double tensor_busy_cycles = 0;
+  double fma_busy_cycles = 0;
+  double issue_busy_cycles = 0;
+  double mio_busy_cycles = 0;
+  StallBreakdown stalls;   // in warp-cycles
+};
+
+class GpuModel {
+ public:
+  GpuModel(const GpuSpec& gpu, MemorySystem& memory);
+
+  // Simulates one kernel launch whose first CTA may start at `start`.
+  KernelStats run(const KernelModel& kernel, Tick start);
+
+  const ClockDomain& sm_clock() const { return clock_; }
+
+  // CTAs of `geometry` that fit on one SM, and the resource that limits it ("" if it fits).
+  static int ctas_per_sm(const GpuSpec& gpu, const LaunchGeometry& g, std::string* limiter);
+
+ private:
+  const GpuSpec& gpu_;
+  MemorySystem& mem_;
+  ClockDomain clock_;
+};
+
+}  // namespace gemmsim::sim

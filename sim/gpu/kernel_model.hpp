@@ -1,0 +1,90 @@
+// What a kernel model gives the GPU model: a launch geometry and, per warp, a lazily
+// generated stream of operations with real addresses.
+//
+// Contract for implementations (kernels/<family>/model.cpp):
+//  - geometry() is fixed for the life of the model; CTAs are numbered 0..ctas-1 in launch
+//    order (the model applies its own raster / swizzle when it maps a CTA to a tile).
+//  - begin_warp() initialises the per-warp cursor; next_op() fills `op` with the next
+//    operation and returns false once the warp has exited. It must be deterministic and
+//    cheap (it runs millions of times): no allocation on the hot path beyond reusing
+//    `WarpCursor::segments`.
+//  - An Op stands for `count` identical warp instructions issued back to back (a batch);
+//    its costs are totals for the batch. Shared-memory wavefronts must come from the real
+//    addresses (sim/gpu/smem_banks.hpp), computed once per distinct access pattern.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/gpu/memory_system.hpp"
+
+namespace gemmsim::sim {
+
+enum class OpKind : std::uint8_t {
+  GlobalLoad,     // ld.global into registers (through L1)
+  CpAsync,        // cp.async.cg global -> shared (bypasses L1); joins the open commit group
+  CpAsyncCommit,  // cp.async.commit_group
+  CpAsyncWait,    // cp.async.wait_group `arg`: wait until at most `arg` groups are pending
+  SharedLoad,     // ld.shared / ldmatrix
+  SharedStore,    // st.shared
+  Math,           // FFMA or mma.sync batch on `pipe`
+  Barrier,        // bar.sync: every warp of the CTA
+  GlobalStore,    // st.global
+  Atomic,         // red.global.add.f32 (resolved at L2)
+  Exit,
+};
+
+enum class Pipe : std::uint8_t { Fma, Tensor, Count };
+
+// Register dependencies at the granularity a GEMM needs: a few named slots (fragment buffers,
+// accumulators, staged global data). An op waits for the slots in `reads` and sets `writes`.
+using SlotMask = std::uint16_t;
+inline constexpr int kSlots = 16;
+
+struct Op {
+  OpKind kind = OpKind::Exit;
+  Pipe pipe = Pipe::Fma;
+  std::uint32_t count = 1;       // warp instructions in the batch
+  std::uint32_t wavefronts = 0;  // shared-memory wavefronts for the whole batch
+  std::uint32_t conflict_wavefronts = 0;  // of which caused by bank conflicts
+  std::uint32_t arg = 0;         // CpAsyncWait: groups allowed to stay pending
+  std::uint64_t flops = 0;       // useful FLOPs of a Math batch (for counters)
+  SlotMask reads = 0;
+  SlotMask writes = 0;
+  // Global ops: the bytes touched, in WarpCursor::segments.
+};
+
+// Per-warp cursor a model advances; its meaning is private to the model.
+struct WarpCursor {
+  int cta = 0;
+  int warp = 0;       // warp index within the CTA
+  int tile_m = 0;     // output tile coordinates of the CTA
+  int tile_n = 0;
+  int k_begin = 0;    // k-tile range of this CTA (split-K slice)
+  int k_end = 0;
+  int phase = 0;
+  int iter = 0;
+  int sub = 0;
+  std::vector<Segment> segments;
+};
+
+struct LaunchGeometry {
+  DType dtype = DType::F32;  // selects the tensor-pipe rate for Pipe::Tensor ops
+  int ctas = 0;
+  int threads_per_cta = 0;
+  int warps_per_cta = 0;
+  int regs_per_thread = 0;
+  std::uint64_t smem_per_cta = 0;  // dynamic + static shared memory, bytes
+};
+
+class KernelModel {
+ public:
+  virtual ~KernelModel() = default;
+  virtual std::string name() const = 0;
+  virtual LaunchGeometry geometry() const = 0;
+  virtual void begin_warp(WarpCursor& w, int cta, int warp) const = 0;
+  virtual bool next_op(WarpCursor& w, Op& op) const = 0;
+};
+
+}  // namespace gemmsim::sim

@@ -1,0 +1,53 @@
+// One prediction: a GPU description, a kernel configuration and a problem in; predicted time,
+// utilisations, stalls, counters and the bounding resource out.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hw/gpu_spec.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "sim/gpu/gpu_model.hpp"
+
+namespace gemmsim {
+
+// One kernel launch of the prediction (a split-K GEMM is two or three launches).
+struct LaunchResult {
+  std::string kernel;
+  double time_us = 0;  // launch overhead + simulated duration
+  double duration_us = 0;
+  int ctas = 0;
+};
+
+struct Prediction {
+  std::string gpu_key, gpu_name, kernel;
+  GemmConfig config;
+  GemmProblem problem;
+  double time_us = 0;       // all launches, each with its launch overhead
+  double cycles = 0;        // SM cycles of `time_us`
+  double sm_clock_mhz = 0;
+  double tflops = 0;
+  double peak_tflops = 0;   // of the data type's pipe at the sustained clock (mma.sync / FFMA)
+  int ctas = 0, waves = 0, ctas_per_sm = 0;
+  std::string occupancy_limit;
+  int regs_per_thread = 0;
+  std::uint64_t smem_per_cta = 0;
+  std::string bound;                         // the resource that limited the run
+  std::map<std::string, double> utilisation;  // fraction of capacity, main kernel
+  std::map<std::string, double> stalls;       // share of warp stall cycles, main kernel
+  std::map<std::string, double> counters;     // Nsight Compute metric names, main kernel
+  std::vector<LaunchResult> launches;
+  std::uint64_t events = 0;
+  std::uint64_t warp_instructions = 0;
+};
+
+Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem);
+
+nlohmann::json to_json(const Prediction& p);
+nlohmann::json config_to_json(const GemmConfig& c);
+std::string format_report(const Prediction& p);
+
+}  // namespace gemmsim

@@ -1,0 +1,82 @@
+// The gemmsim command as a user runs it: exit codes and messages.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(GEMMSIM_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), int(buf.size()), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("The user's form predicts and exits 0", "[cli]") {
+  const Result r = run("--hw a100.yaml --tiles 128x128x32 --problem 1024x1024x1024");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("TFLOPS"));
+  CHECK_THAT(r.out, Catch::Contains("bound"));
+}
+
+TEST_CASE("Malformed flags are clear errors with exit code 2", "[cli]") {
+  struct Bad {
+    const char* args;
+    const char* message;
+  };
+  const Bad cases[] = {
+      {"--hw a100 --tiles 128x128", "--tiles '128x128'"},
+      {"--hw a100 --tiles 128xfoox32", "--tiles '128xfoox32'"},
+      {"--hw a100 --problem 0x10x10", "--problem '0x10x10'"},
+      {"--hw a100 --dtype fp8", "--dtype 'fp8'"},
+      {"--hw a100 --kernel magic", "--kernel 'magic'"},
+      {"--hw a100 --split-k-mode both", "--split-k-mode 'both'"},
+      {"--hw a100 --smem-layout zigzag", "--smem-layout 'zigzag'"},
+      {"--hw a100 --stages two", "--stages"},
+      {"--hw a100 --no-such-flag", "no-such-flag"},
+      {"--hw nosuchgpu", "nosuchgpu"},
+      {"--tiles 128x128x32", "--hw is required"},
+      {"--hw t4 --dtype bf16", "bf16"},
+      {"--hw a100 --tiles 128x128x32 --warps 3x2", "warp arrangement"},
+  };
+  for (const auto& b : cases) {
+    INFO(b.args);
+    const Result r = run(b.args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(b.message));
+  }
+}
+
+TEST_CASE("--json prints one JSON object with the documented keys", "[cli]") {
+  const Result r = run("--hw h100 --problem 512x512x512 --json");
+  REQUIRE(r.code == 0);
+  for (const char* key : {"\"time_us\"", "\"cycles\"", "\"sm_clock_mhz\"", "\"tflops\"",
+                          "\"ctas\"", "\"waves\"", "\"ctas_per_sm\"", "\"bound\"", "\"counters\"",
+                          "\"config\""})
+    CHECK_THAT(r.out, Catch::Contains(key));
+}
+
+TEST_CASE("hw show prints every GPU, as text and as JSON", "[cli]") {
+  for (const char* gpu : {"t4", "v100", "a100", "a6000", "h100", "h200"}) {
+    INFO(gpu);
+    CHECK(run(std::string("hw show ") + gpu).code == 0);
+    const Result j = run(std::string("hw show ") + gpu + " --json");
+    CHECK(j.code == 0);
+    CHECK_THAT(j.out, Catch::Contains("peaks"));
+  }
+}

@@ -1,0 +1,114 @@
+// End-to-end invariants of whole predictions on the shipped GPU descriptions.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <string>
+
+#include "hw/loader.hpp"
+#include "kernels/common/kernel_name.hpp"
+#include "kernels/common/legality.hpp"
+#include "sim/core/error.hpp"
+#include "sim/run/run.hpp"
+
+using namespace gemmsim;
+
+namespace {
+
+const char* const kGpus[] = {"t4", "v100", "a100", "a6000", "h100", "h200"};
+
+GemmConfig simt_config(Family f) {
+  GemmConfig c;
+  c.family = f;
+  c.dtype = DType::F32;
+  c.block_m = 64, c.block_n = 64, c.block_k = 8;
+  c.thread_m = 4, c.thread_n = 4;
+  c.warps_m = 4, c.warps_n = 2;  // warp tile 16x32: 4x8 lanes of 4x4
+  c.stages = f == Family::Tiled ? 1 : 2;
+  return c;
+}
+
+double sustained_dram_gbs(const GpuSpec& g) { return g.dram.sustained.gb_per_s(); }
+
+}  // namespace
+
+TEST_CASE("Every shipped GPU predicts the default case with the documented JSON keys",
+          "[e2e]") {
+  for (const char* name : kGpus) {
+    const GpuSpec gpu = load_gpu(name);
+    for (const GemmConfig& c : {default_config(gpu), simt_config(Family::Pipelined)}) {
+      INFO(name << " " << kernel_name(c));
+      const auto j = to_json(predict(gpu, c, GemmProblem{1024, 1024, 1024}));
+      for (const char* key : {"time_us", "cycles", "sm_clock_mhz", "tflops", "ctas", "waves",
+                              "ctas_per_sm", "bound", "counters", "config"})
+        CHECK(j.contains(key));
+      for (const char* counter :
+           {"gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+            "lts__t_sector_hit_rate.pct", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+            "sm__inst_executed_pipe_tensor.sum", "smsp__inst_executed_pipe_fma.sum"})
+        CHECK(j["counters"].contains(counter));
+      CHECK(j["time_us"].get<double>() > 0);
+    }
+  }
+}
+
+TEST_CASE("No prediction exceeds the GPU's peak FLOPs or DRAM bandwidth", "[e2e]") {
+  for (const char* name : kGpus) {
+    const GpuSpec gpu = load_gpu(name);
+    for (const GemmProblem& p : {GemmProblem{2048, 2048, 2048}, GemmProblem{4096, 4096, 256},
+                                 GemmProblem{8192, 64, 1024}}) {
+      for (const GemmConfig& c : {default_config(gpu), simt_config(Family::Tiled)}) {
+        INFO(name << " " << kernel_name(c) << " " << p.m << "x" << p.n << "x" << p.k);
+        const Prediction pred = predict(gpu, c, p);
+        CHECK(pred.tflops <= pred.peak_tflops * (1 + 1e-9));
+        const double dram_bytes = pred.counters.at("dram__bytes_read.sum") +
+                                  pred.counters.at("dram__bytes_write.sum");
+        const double duration_s = pred.counters.at("gpu__time_duration.sum") * 1e-9;
+        CHECK(dram_bytes / duration_s / 1e9 <= sustained_dram_gbs(gpu) * 1.001);
+      }
+    }
+  }
+}
+
+TEST_CASE("Two runs of the same prediction give identical cycles", "[e2e]") {
+  const GpuSpec gpu = load_gpu("h100");
+  GemmConfig c = default_config(gpu);
+  c.split_k = 4;
+  const Prediction a = predict(gpu, c, GemmProblem{1000, 3000, 4097});
+  const Prediction b = predict(gpu, c, GemmProblem{1000, 3000, 4097});
+  CHECK(a.cycles == b.cycles);
+  CHECK(a.counters == b.counters);
+}
+
+TEST_CASE("A bank-conflicted shared-memory layout is predicted slower than a padded one",
+          "[e2e]") {
+  const GpuSpec gpu = load_gpu("a100");
+  GemmConfig c = default_config(gpu);
+  c.smem_layout = SmemLayout::Padded;
+  const Prediction padded = predict(gpu, c, GemmProblem{4096, 4096, 4096});
+  c.smem_layout = SmemLayout::Naive;
+  const Prediction naive = predict(gpu, c, GemmProblem{4096, 4096, 4096});
+  c.smem_layout = SmemLayout::Swizzled;
+  const Prediction swizzled = predict(gpu, c, GemmProblem{4096, 4096, 4096});
+  const char* conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum";
+  CHECK(padded.counters.at(conflicts) == 0);
+  CHECK(swizzled.counters.at(conflicts) == 0);
+  CHECK(naive.counters.at(conflicts) > 0);
+  CHECK(naive.time_us > padded.time_us);
+}
+
+TEST_CASE("An illegal configuration is an error that names the violated limit", "[e2e]") {
+  const GpuSpec t4 = load_gpu("t4");
+  GemmConfig c = default_config(t4);
+  c.dtype = DType::BF16;
+  REQUIRE_THROWS_WITH(predict(t4, c, GemmProblem{}), Catch::Contains("bf16"));
+  const GpuSpec a100 = load_gpu("a100");
+  c = default_config(a100);
+  c.block_m = 256, c.block_n = 256, c.block_k = 64, c.stages = 5;
+  REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("shared memory"));
+  c = default_config(a100);
+  c.warps_m = 3;
+  REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("warp arrangement"));
+  c = default_config(a100);
+  c.split_k = 17;
+  REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("split-K"));
+}

@@ -1,0 +1,288 @@
+#include "validate/compare/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <thread>
+
+#include "hw/loader.hpp"
+#include "kernels/common/kernel_name.hpp"
+#include "sim/core/error.hpp"
+#include "sim/run/run.hpp"
+#include "validate/compare/csv.hpp"
+
+namespace gemmsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+Family family_from(const std::string& s, const CsvPos& at) {
+  if (s == "tiled") return Family::Tiled;
+  if (s == "pipelined") return Family::Pipelined;
+  if (s == "warp-specialized") return Family::WarpSpecialized;
+  throw UserError(fmt::format("{}: family '{}' is not tiled, pipelined or warp-specialized",
+                              at.where(), s));
+}
+
+DType dtype_from(const std::string& s, const CsvPos& at) {
+  if (s == "f32") return DType::F32;
+  if (s == "tf32") return DType::TF32;
+  if (s == "f16") return DType::F16;
+  if (s == "bf16") return DType::BF16;
+  throw UserError(fmt::format("{}: dtype '{}' is not f32, tf32, f16 or bf16", at.where(), s));
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * double(v.size() - 1);
+  const auto lo = std::size_t(std::floor(pos));
+  const auto hi = std::min(v.size() - 1, lo + 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
+}
+
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> idx(v.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](auto a, auto b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < idx.size();) {
+    std::size_t j = i;
+    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+    const double avg = (double(i) + double(j)) / 2.0 + 1.0;  // ties share the mean rank
+    for (std::size_t k = i; k <= j; ++k) r[idx[k]] = avg;
+    i = j + 1;
+  }
+  return r;
+}
+
+double pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const double n = double(a.size());
+  const double ma = std::accumulate(a.begin(), a.end(), 0.0) / n;
+  const double mb = std::accumulate(b.begin(), b.end(), 0.0) / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += (a[i] - ma) * (a[i] - ma);
+    sbb += (b[i] - mb) * (b[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
+}
+
+std::string problem_key(const MeasuredRow& r) {
+  return fmt::format("{}x{}x{} {}", r.problem.m, r.problem.n, r.problem.k,
+                     dtype_name(r.config.dtype));
+}
+
+}  // namespace
+
+std::vector<MeasuredRow> read_measurements(const std::string& dir) {
+  if (!fs::is_directory(dir))
+    throw UserError(fmt::format("--data '{}' is not a directory", dir));
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const auto name = e.path().filename().string();
+    if (e.is_regular_file() && name.rfind("results", 0) == 0 && e.path().extension() == ".csv")
+      files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty())
+    throw UserError(fmt::format("--data '{}' holds no results*.csv file", dir));
+
+  std::vector<MeasuredRow> rows;
+  for (const auto& f : files) {
+    const CsvTable t = read_csv(f.string());
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const CsvRecord rec{t, i};
+      const std::string fam = rec.str("family");
+      if (fam == "cublas") continue;
+      MeasuredRow r;
+      r.file = f.string();
+      r.line = t.lines[i];
+      const CsvPos at{r.file, r.line};
+      r.gpu = rec.str("gpu");
+      r.sm_clock_mhz = rec.num("sm_clock_mhz");
+      GemmConfig& c = r.config;
+      c.family = family_from(fam, at);
+      c.dtype = dtype_from(rec.str("dtype"), at);
+      c.block_m = rec.integer("block_m");
+      c.block_n = rec.integer("block_n");
+      c.block_k = rec.integer("block_k");
+      c.warps_m = rec.integer("warps_m");
+      c.warps_n = rec.integer("warps_n");
+      c.thread_m = rec.integer("thread_m");
+      c.thread_n = rec.integer("thread_n");
+      c.stages = rec.integer("stages");
+      c.split_k = rec.integer("split_k");
+      const std::string mode = rec.str("split_k_mode");
+      c.split_k_mode = mode == "reduction" ? SplitKMode::Reduction : SplitKMode::Atomic;
+      if (mode != "atomic" && mode != "reduction" && !mode.empty())
+        throw UserError(fmt::format("{}: split_k_mode '{}' is not atomic or reduction", at.where(), mode));
+      c.swizzle = rec.integer("swizzle");
+      const std::string layout = rec.str("smem_layout");
+      if (layout == "pad") c.smem_layout = SmemLayout::Padded;
+      else if (layout == "swz") c.smem_layout = SmemLayout::Swizzled;
+      else if (layout == "naive") c.smem_layout = SmemLayout::Naive;
+      else throw UserError(fmt::format("{}: smem_layout '{}' is not pad, swz or naive", at.where(), layout));
+      c.consumers = rec.has("consumers") ? rec.integer("consumers") : 1;
+      c.ws_variant = rec.has("ws_variant") && rec.str("ws_variant") == "hopper" ? WsVariant::Hopper
+                                                                                 : WsVariant::Ampere;
+      r.problem = GemmProblem{rec.integer("m"), rec.integer("n"), rec.integer("k")};
+      r.kernel = rec.str("kernel");
+      r.median_us = rec.num("median_us");
+      r.rel_err = rec.num("rel_err");
+      if (!(r.median_us > 0))
+        throw UserError(fmt::format("{}: median_us must be positive", at.where()));
+      rows.push_back(std::move(r));
+    }
+  }
+  return rows;
+}
+
+std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const ValidateOptions& o) {
+  const GpuSpec base = load_gpu(o.hw, o.overrides);
+  std::vector<RowResult> out(rows.size());
+  std::vector<std::string> errors(rows.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < rows.size();) {
+      const MeasuredRow& r = rows[i];
+      GpuSpec gpu = base;
+      if (o.use_row_clock && r.sm_clock_mhz > 0) gpu.clocks.sustained = Frequency{r.sm_clock_mhz * 1e6};
+      try {
+        const Prediction p = predict(gpu, r.config, r.problem);
+        out[i].row = r;
+        out[i].predicted_us = p.time_us;
+        out[i].error_pct = (p.time_us - r.median_us) / r.median_us * 100.0;
+        out[i].bound = p.bound;
+        out[i].counters = p.counters;
+      } catch (const std::exception& e) {
+        errors[i] = fmt::format("{}:{}: {}", r.file, r.line, e.what());
+      }
+    }
+  };
+  const int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors)
+    if (!e.empty()) throw UserError(e);
+  return out;
+}
+
+AccuracyStats accuracy(const std::vector<RowResult>& rows) {
+  AccuracyStats s;
+  s.n = int(rows.size());
+  if (rows.empty()) return s;
+  std::vector<double> abs_err;
+  for (const auto& r : rows) abs_err.push_back(std::abs(r.error_pct));
+  s.mape_pct = std::accumulate(abs_err.begin(), abs_err.end(), 0.0) / double(abs_err.size());
+  s.median_pct = percentile(abs_err, 0.5);
+  s.p95_pct = percentile(abs_err, 0.95);
+  s.max_pct = *std::max_element(abs_err.begin(), abs_err.end());
+
+  std::map<std::string, std::vector<const RowResult*>> by_problem;
+  for (const auto& r : rows) by_problem[problem_key(r.row)].push_back(&r);
+  double rho_sum = 0, regret_sum = 0;
+  for (const auto& [key, group] : by_problem) {
+    if (group.size() < 2) continue;
+    std::vector<double> pred, meas;
+    for (const auto* r : group) {
+      pred.push_back(r->predicted_us);
+      meas.push_back(r->row.median_us);
+    }
+    rho_sum += pearson(ranks(pred), ranks(meas));
+    const auto pick = std::min_element(pred.begin(), pred.end()) - pred.begin();
+    const double best = *std::min_element(meas.begin(), meas.end());
+    regret_sum += (meas[std::size_t(pick)] - best) / best * 100.0;
+    ++s.problems_ranked;
+  }
+  if (s.problems_ranked) {
+    s.spearman_mean = rho_sum / s.problems_ranked;
+    s.top1_regret_pct_mean = regret_sum / s.problems_ranked;
+  }
+  return s;
+}
+
+namespace {
+
+nlohmann::json stats_json(const AccuracyStats& s) {
+  return {{"n", s.n},
+          {"mape_pct", s.mape_pct},
+          {"median_pct", s.median_pct},
+          {"p95_pct", s.p95_pct},
+          {"max_pct", s.max_pct},
+          {"spearman_mean", s.spearman_mean},
+          {"problems_ranked", s.problems_ranked},
+          {"top1_regret_pct_mean", s.top1_regret_pct_mean}};
+}
+
+}  // namespace
+
+nlohmann::json validation_json(const std::vector<RowResult>& rows, const ValidateOptions& o) {
+  nlohmann::json j = stats_json(accuracy(rows));
+  j["gpu"] = o.hw;
+  j["data"] = o.data_dir;
+  std::map<std::string, std::vector<RowResult>> fam;
+  for (const auto& r : rows) fam[family_name(r.row.config.family)].push_back(r);
+  j["by_family"] = nlohmann::json::object();
+  for (const auto& [f, v] : fam) j["by_family"][f] = stats_json(accuracy(v));
+  std::vector<const RowResult*> worst;
+  for (const auto& r : rows) worst.push_back(&r);
+  std::sort(worst.begin(), worst.end(), [](auto* a, auto* b) {
+    return std::abs(a->error_pct) > std::abs(b->error_pct);
+  });
+  j["worst"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < std::min<std::size_t>(10, worst.size()); ++i) {
+    const auto& r = *worst[i];
+    j["worst"].push_back({{"kernel", r.row.kernel},
+                          {"problem", fmt::format("{}x{}x{}", r.row.problem.m, r.row.problem.n, r.row.problem.k)},
+                          {"measured_us", r.row.median_us},
+                          {"predicted_us", r.predicted_us},
+                          {"error_pct", r.error_pct},
+                          {"bound", r.bound},
+                          {"where", fmt::format("{}:{}", r.row.file, r.row.line)}});
+  }
+  return j;
+}
+
+int run_validate(const ValidateOptions& o, std::ostream& out) {
+  std::vector<MeasuredRow> rows = read_measurements(o.data_dir);
+  if (!o.family.empty()) {
+    std::erase_if(rows, [&](const MeasuredRow& r) { return o.family != family_name(r.config.family); });
+    if (rows.empty()) throw UserError(fmt::format("--family '{}': no rows in {}", o.family, o.data_dir));
+  }
+  const std::vector<RowResult> results = simulate_rows(rows, o);
+  const nlohmann::json j = validation_json(results, o);
+  if (o.json) {
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  auto line = [&](const std::string& name, const nlohmann::json& s) {
+    out << fmt::format("  {:<18} n={:<4} MAPE {:6.2f}%  median {:6.2f}%  p95 {:6.2f}%  max {:7.2f}%  "
+                       "Spearman {:5.3f}  top-1 regret {:5.2f}%\n",
+                       name, s["n"].get<int>(), s["mape_pct"].get<double>(), s["median_pct"].get<double>(),
+                       s["p95_pct"].get<double>(), s["max_pct"].get<double>(),
+                       s["spearman_mean"].get<double>(), s["top1_regret_pct_mean"].get<double>());
+  };
+  out << fmt::format("gemmsim validate: {} rows of {} predicted with {}\n", results.size(), o.data_dir, o.hw);
+  line("all", j);
+  for (const auto& [f, s] : j["by_family"].items()) line(f, s);
+  out << "  worst rows:\n";
+  for (const auto& w : j["worst"])
+    out << fmt::format("    {:+7.1f}%  {:<58} {:>16}  measured {:9.2f} us  predicted {:9.2f} us  ({})\n",
+                       w["error_pct"].get<double>(), w["kernel"].get<std::string>(),
+                       w["problem"].get<std::string>(), w["measured_us"].get<double>(),
+                       w["predicted_us"].get<double>(), w["bound"].get<std::string>());
+  return 0;
+}
+
+}  // namespace gemmsim
