@@ -5,15 +5,15 @@
 // so the L2 and DRAM address hashes see realistic, distinct streams.
 //
 // CTA order follows the real kernels: blockIdx.x walks N tiles, blockIdx.y M tiles, blockIdx.z
-// the split-K slice (slowest). With threadblock swizzle SW the grid is launched as
-// (tiles_n * SW, ceil(tiles_m / SW)) and remapped bx' = bx / SW, by' = by * SW + bx % SW
-// (models.md, section 5); CTAs that land outside the tile grid exit at once.
+// the split-K slice (slowest), with the threadblock swizzle of models.md section 5; CTAs that
+// land outside the tile grid exit at once. Split-K slices are block_k-aligned ranges of K.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
 #include "kernels/common/gemm_config.hpp"
+#include "kernels/common/tile_rules.hpp"
 
 namespace gemmsim {
 
@@ -45,41 +45,36 @@ struct CtaTile {
   int k_tile_begin = 0, k_tile_end = 0;  // [begin, end) in units of block_k
 };
 
+// CTA order and work split, using the real kernels' own geometry (kernels/common/tile_rules.hpp).
 class CtaRaster {
  public:
   CtaRaster(const GemmConfig& c, const GemmProblem& p)
-      : tiles_m_(int((p.m + c.block_m - 1) / c.block_m)),
-        tiles_n_(int((p.n + c.block_n - 1) / c.block_n)),
-        k_tiles_(int((p.k + c.block_k - 1) / c.block_k)),
-        sw_(std::max(1, c.swizzle)),
-        split_(std::max(1, c.split_k)) {
-    grid_x_ = tiles_n_ * sw_;
-    grid_y_ = (tiles_m_ + sw_ - 1) / sw_;
-    // Each slice takes an equal share of whole K tiles (the last may be shorter).
-    per_slice_ = (k_tiles_ + split_ - 1) / split_;
-  }
-  int ctas() const { return grid_x_ * grid_y_ * split_; }
-  int tiles_m() const { return tiles_m_; }
-  int tiles_n() const { return tiles_n_; }
-  int k_tiles() const { return k_tiles_; }
+      : block_k_(c.block_k), swizzle_(c.swizzle), k_(p.k), grid_(grid_dims(c, p)),
+        tiles_m_(ceil_div_ll(p.m, c.block_m)), slice_k_(splitk_slice_k(c, p.k)) {}
+  int ctas() const { return int(grid_.x * grid_.y * grid_.z); }
 
   CtaTile tile(int cta) const {
     CtaTile t;
-    const int per_slice = grid_x_ * grid_y_;
-    t.slice = cta / per_slice;
-    const int r = cta % per_slice;
-    const int bx = r % grid_x_, by = r / grid_x_;
-    t.tile_n = bx / sw_;
-    t.tile_m = by * sw_ + bx % sw_;
-    t.k_tile_begin = std::min(k_tiles_, t.slice * per_slice_);
-    t.k_tile_end = std::min(k_tiles_, t.k_tile_begin + per_slice_);
-    t.valid = t.tile_m < tiles_m_ && t.tile_n < tiles_n_;
+    const long long per_slice = grid_.x * grid_.y;
+    t.slice = int(cta / per_slice);
+    const long long r = cta % per_slice;
+    const TileCoord tc = swizzled_tile(r % grid_.x, r / grid_.x, swizzle_, tiles_m_);
+    t.valid = tc.valid;
+    t.tile_m = int(tc.tm);
+    t.tile_n = int(tc.tn);
+    const long long kb = std::min(k_, slice_k_ * t.slice);
+    const long long ke = std::min(k_, kb + slice_k_);
+    t.k_tile_begin = int(kb / block_k_);
+    t.k_tile_end = int(ceil_div_ll(ke, block_k_));
+    if (ke <= kb) t.k_tile_end = t.k_tile_begin;
     return t;
   }
 
  private:
-  int tiles_m_, tiles_n_, k_tiles_, sw_, split_;
-  int grid_x_ = 0, grid_y_ = 0, per_slice_ = 0;
+  int block_k_, swizzle_;
+  long long k_;
+  GridDims grid_;
+  long long tiles_m_, slice_k_;
 };
 
 }  // namespace gemmsim

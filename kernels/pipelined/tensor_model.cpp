@@ -17,7 +17,7 @@
 
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
-#include "kernels/common/smem_layout.hpp"
+#include "kernels/common/tile_rules.hpp"
 #include "kernels/common/tiling.hpp"
 #include "sim/gpu/smem_banks.hpp"
 
@@ -44,10 +44,11 @@ struct Run {
 struct SmemCost {
   std::uint32_t wavefronts = 0;
   std::uint32_t conflicts = 0;
+  std::uint32_t insts = 0;
 };
 
-enum Phase { kPrologue, kLoopWait, kLoopBarrier, kLoopLoad, kLoopCommit, kCompute, kRegStore,
-             kEpilogue, kDone };
+enum Phase { kPrologue, kLoopWait, kLoopBarrier, kLoopLoad, kLoopSyncStore, kLoopCommit,
+             kCompute, kRegStore, kEpilogue, kDone };
 
 class TensorPipelinedModel final : public sim::KernelModel {
  public:
@@ -61,10 +62,15 @@ class TensorPipelinedModel final : public sim::KernelModel {
     geo_.regs_per_thread = r.regs_per_thread;
     geo_.smem_per_cta = r.smem_bytes;
     mma_ = mma_shape_for(c, gpu);
+    // sm_70's mma.m8n8k4 runs one 8x8x4 product per quad-pair: four per warp instruction.
+    if (mma_.m == 8 && mma_.n == 8 && mma_.k == 4) mma_ = MmaShape{16, 16, 4};
     e_ = element_bytes(c.dtype);
     kk_steps_ = c.block_k / mma_.k;
     mma_per_step_ = (c.warp_tile_m() / mma_.m) * (c.warp_tile_n() / mma_.n);
     flops_per_mma_ = 2ull * mma_.m * mma_.n * mma_.k;
+    a_vec_ = p.k % tc_vec_elems(c.dtype) == 0;
+    b_vec_ = p.n % tc_vec_elems(c.dtype) == 0;
+    ldmatrix_ = gpu.features.ldmatrix;
     build_copy_plan(gpu);
     build_fragment_costs(gpu);
     stores_per_warp_ = std::max(1, c.warp_tile_m() * c.warp_tile_n() / 64);
@@ -94,36 +100,37 @@ class TensorPipelinedModel final : public sim::KernelModel {
     for (;;) {
       switch (w.phase) {
         case kPrologue: {
-          // Stages 0 .. S-2 are requested before the loop (cp.async), or stage 0 through
+          // Tiles 0 .. S-2 are requested before the loop (cp.async), or tile 0 through
           // registers on GPUs without cp.async.
           const int prologue = async_ ? S - 1 : 1;
           if (w.iter >= prologue) {
             w.phase = kLoopWait;
             w.iter = w.k_begin;
+            w.sub = 0;
             continue;
           }
           if (w.sub == 0) {
-            copy_tile(w, w.k_begin + w.iter, op);
-            if (!async_) {
-              // ld.global into registers, then st.shared.
-              op.kind = OpKind::GlobalLoad;
-              op.writes = bit(kStaged);
-              w.sub = 2;
+            w.sub = 1;
+            if (w.k_begin + w.iter < w.k_end) {
+              copy_tile(w, w.k_begin + w.iter, op);
+              if (!async_) op.kind = OpKind::GlobalLoad, op.writes = bit(kStaged);
+              if (op.kind == OpKind::GlobalLoad) w.sub = 2;
               return true;
             }
-            w.sub = 1;
-            return true;
+            continue;
           }
           if (w.sub == 2) {
             reg_store(w, op);
-            w.sub = 0;
-            ++w.iter;
+            w.sub = 1;
             return true;
           }
-          op.kind = OpKind::CpAsyncCommit;
           w.sub = 0;
           ++w.iter;
-          return true;
+          if (async_) {
+            op.kind = OpKind::CpAsyncCommit;
+            return true;
+          }
+          continue;
         }
         case kLoopWait:
           if (w.iter >= w.k_end) {
@@ -147,17 +154,16 @@ class TensorPipelinedModel final : public sim::KernelModel {
           w.sub = 0;
           if (next < w.k_end) {
             copy_tile(w, next, op);
-            if (!async_) {
-              op.kind = OpKind::GlobalLoad;
-              op.writes = bit(kStaged);
-            }
+            if (!async_) op.kind = OpKind::GlobalLoad, op.writes = bit(kStaged);
+            else if (op.kind == OpKind::GlobalLoad) w.phase = kLoopSyncStore;
             return true;
           }
-          if (!async_) continue;
-          op.kind = OpKind::CpAsync;  // an empty group keeps wait_group arithmetic uniform
-          op.count = 0;
-          return true;
+          continue;  // nothing left to prefetch: an empty group
         }
+        case kLoopSyncStore:
+          reg_store(w, op);
+          w.phase = kLoopCommit;
+          return true;
         case kLoopCommit:
           op.kind = OpKind::CpAsyncCommit;
           w.phase = kCompute;
@@ -216,144 +222,164 @@ class TensorPipelinedModel final : public sim::KernelModel {
   }
 
  private:
-  // Which 16-byte chunks of the A and B tiles each warp copies, and what they cost in
-  // shared-memory wavefronts.
+  // Which 16-byte chunks of the A and B tiles each warp copies (chunk e = tid + i * threads),
+  // and what their shared-memory stores cost, from the kernel's own layout functions.
   void build_copy_plan(const GpuSpec& gpu) {
     const int T = c_.threads();
     const int warps = T / 32;
-    const int chunk_elems = 16 / e_;
-    const SmemTile as(c_.block_k, e_, c_.smem_layout, smem_pad_elements(c_.dtype));
-    const SmemTile bs(c_.block_n, e_, c_.smem_layout, smem_pad_elements(c_.dtype));
-    const std::uint32_t a_bytes = as.bytes(c_.block_m);
+    const int vec = tc_vec_elems(c_.dtype);
+    const int ca = tc_a_chunks_per_row(c_), cb = tc_b_chunks_per_row(c_);
+    const std::uint32_t a_stage = std::uint32_t(tc_a_stage_bytes(c_));
     runs_a_.assign(warps, {});
     runs_b_.assign(warps, {});
-    copy_cost_.assign(warps, {});
-    copy_insts_.assign(warps, 0);
-    auto plan = [&](int rows, int cols, const SmemTile& tile, std::uint32_t base,
-                    std::vector<std::vector<Run>>& runs) {
-      const int per_row = cols / chunk_elems;
-      const int chunks = rows * per_row;
+    copy_a_.assign(warps, {});
+    copy_b_.assign(warps, {});
+    auto plan = [&](int rows, int cpr, std::uint32_t base, std::vector<std::vector<Run>>& runs,
+                    std::vector<SmemCost>& cost) {
+      const int chunks = rows * cpr;
       for (int first = 0; first < chunks; first += T) {
         for (int wp = 0; wp < warps; ++wp) {
           std::array<std::uint32_t, 32> addr{};
           int lanes = 0;
           for (int l = 0; l < 32; ++l) {
-            const int i = first + wp * 32 + l;
-            if (i >= chunks) break;
-            const int r = i / per_row, col = (i % per_row) * chunk_elems;
-            addr[lanes++] = base + tile.offset(r, col);
+            const int e = first + wp * 32 + l;
+            if (e >= chunks) break;
+            const int r = e / cpr, ch = e % cpr;
+            addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c_.smem_layout, r, ch, cpr));
             auto& v = runs[wp];
-            if (!v.empty() && v.back().row == r && v.back().col + v.back().elems == col)
-              v.back().elems += chunk_elems;
+            if (!v.empty() && v.back().row == r && v.back().col + v.back().elems == ch * vec)
+              v.back().elems += vec;
             else
-              v.push_back(Run{r, col, chunk_elems});
+              v.push_back(Run{r, ch * vec, vec});
           }
           if (lanes == 0) continue;
           const int wf = sim::smem_wavefronts({addr.data(), std::size_t(lanes)}, 16, gpu.smem);
           const int ideal = (lanes * 16 + 127) / 128;
-          copy_cost_[wp].wavefronts += std::uint32_t(wf);
-          copy_cost_[wp].conflicts += std::uint32_t(std::max(0, wf - ideal));
-          ++copy_insts_[wp];
+          cost[wp].wavefronts += std::uint32_t(wf);
+          cost[wp].conflicts += std::uint32_t(std::max(0, wf - ideal));
+          ++cost[wp].insts;
         }
       }
     };
-    plan(c_.block_m, c_.block_k, as, 0, runs_a_);
-    plan(c_.block_k, c_.block_n, bs, a_bytes, runs_b_);
+    plan(c_.block_m, ca, 0, runs_a_, copy_a_);
+    plan(c_.block_k, cb, a_stage, runs_b_, copy_b_);
   }
 
-  // ldmatrix (16-bit types) or 32-bit lds (tf32) wavefronts of one warp's fragments for one
-  // mma-k slice, from the lane addresses the real kernel uses.
+  // Fragment loads of one warp for one mma-k step, with the lane addresses the real kernel
+  // uses: ldmatrix.x4 for A (and .trans for 16-bit B), 32-bit lds for tf32 B; GPUs without
+  // ldmatrix (sm_70) load every fragment register with a 32-bit lds.
   void build_fragment_costs(const GpuSpec& gpu) {
     const int warps = c_.compute_warps();
-    const SmemTile as(c_.block_k, e_, c_.smem_layout, smem_pad_elements(c_.dtype));
-    const SmemTile bs(c_.block_n, e_, c_.smem_layout, smem_pad_elements(c_.dtype));
-    const std::uint32_t b_base = as.bytes(c_.block_m);
+    const SmemLayout L = c_.smem_layout;
+    const int ca = tc_a_chunks_per_row(c_), cb = tc_b_chunks_per_row(c_);
+    const std::uint32_t b_base = std::uint32_t(tc_a_stage_bytes(c_));
+    const bool ldm = gpu.features.ldmatrix;
+    const int mt = c_.warp_tile_m() / 16, nt = c_.warp_tile_n() / 8;
+    const int chunks_per_step = std::max(1, mma_.k * e_ / 16);  // 16-byte chunks of one k step
+    const int rows_per_step = mma_.k;                            // k rows of B per step
     frag_cost_.assign(std::size_t(warps) * kk_steps_, {});
-    frag_insts_ = 0;
-    const int wm_tiles = c_.warp_tile_m() / mma_.m;
-    const int wn_tiles = c_.warp_tile_n() / mma_.n;
     for (int wp = 0; wp < warps; ++wp) {
-      const int m0 = (wp / c_.warps_n) * c_.warp_tile_m();
-      const int n0 = (wp % c_.warps_n) * c_.warp_tile_n();
+      const int wm = wp / c_.warps_n, wn = wp % c_.warps_n;
       for (int kk = 0; kk < kk_steps_; ++kk) {
         SmemCost cost;
-        int insts = 0;
-        const int k0 = kk * mma_.k;
-        auto add = [&](std::span<const std::uint32_t> a, bool ldm, int bytes_per_lane) {
-          const int wf = ldm ? sim::ldmatrix_wavefronts(a, gpu.smem)
-                             : sim::smem_wavefronts(a, bytes_per_lane, gpu.smem);
-          const int ideal = ldm ? int(a.size()) / 8 : (int(a.size()) * bytes_per_lane + 127) / 128;
+        auto add = [&](std::span<const std::uint32_t> a, bool matrix, int bytes) {
+          const int wf = matrix ? sim::ldmatrix_wavefronts(a, gpu.smem)
+                                : sim::smem_wavefronts(a, bytes, gpu.smem);
+          const int ideal = matrix ? int(a.size()) / 8 : (int(a.size()) * bytes + 127) / 128;
           cost.wavefronts += std::uint32_t(wf);
           cost.conflicts += std::uint32_t(std::max(0, wf - ideal));
-          ++insts;
+          ++cost.insts;
         };
         std::array<std::uint32_t, 32> addr{};
-        if (e_ == 2 && mma_.k == 16) {
-          // A: one ldmatrix.x4 per m16 x k16 tile. Lane l gives the row address of matrix l/8:
-          // matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (8-15, 8-15).
-          for (int i = 0; i < wm_tiles; ++i) {
-            for (int l = 0; l < 32; ++l) {
-              const int j = l / 8, r = l % 8;
-              addr[l] = as.offset(m0 + i * 16 + (j % 2) * 8 + r, k0 + (j / 2) * 8);
+        if (ldm) {
+          // A: per m16 tile, 8-row matrices: lane l -> row l % 16, chunk step*cps + l / 16.
+          const int lanes = std::min(32, 16 * chunks_per_step);
+          for (int i = 0; i < mt; ++i) {
+            for (int l = 0; l < lanes; ++l) {
+              const int row = wm * c_.warp_tile_m() + i * 16 + (l & 15);
+              const int ch = kk * chunks_per_step + (l >> 4);
+              addr[l] = std::uint32_t(tc_chunk_offset(L, row, ch, ca));
             }
-            add(addr, true, 16);
+            add({addr.data(), std::size_t(lanes)}, true, 16);
           }
-          // B: one ldmatrix.x4.trans per k16 x n16 (two n8 tiles).
-          for (int i = 0; i < wn_tiles / 2; ++i) {
-            for (int l = 0; l < 32; ++l) {
-              const int j = l / 8, r = l % 8;
-              addr[l] = b_base + bs.offset(k0 + (j % 2) * 8 + r, n0 + i * 16 + (j / 2) * 8);
+        }
+        if (ldm && e_ == 2) {
+          // B: per n16 pair, ldmatrix.trans: lane l -> k row step*K + 8*((l/8) % (K/8)) + l%8,
+          // chunk n0/8 + l / (8*K/8).
+          const int kb = rows_per_step / 8;  // 8-row blocks per step
+          const int lanes = 8 * kb * 2;
+          for (int j = 0; j < nt / 2; ++j) {
+            for (int l = 0; l < lanes; ++l) {
+              const int krow = kk * rows_per_step + ((l >> 3) % kb) * 8 + (l & 7);
+              const int ch = (wn * c_.warp_tile_n()) / 8 + 2 * j + (l >> 3) / kb;
+              addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, ch, cb));
             }
-            add(addr, true, 16);
+            add({addr.data(), std::size_t(lanes)}, true, 16);
           }
         } else {
-          // 32-bit fragments (tf32 m16n8k8, or the older shapes): lds.32 per register.
-          // A m16k8: a0 (g, t), a1 (g+8, t), a2 (g, t+4), a3 (g+8, t+4), g = lane/4, t = lane%4.
-          const int a_regs = mma_.m * mma_.k * e_ / 4 / 32;
-          const int b_regs = mma_.n * mma_.k * e_ / 4 / 32;
-          for (int i = 0; i < wm_tiles; ++i)
-            for (int reg = 0; reg < a_regs; ++reg) {
+          // 32-bit B fragments: b0 = B[k0 + t][n], b1 = B[k0 + t + 4][n], n = n0 + 8j + g.
+          const int vec = tc_vec_elems(c_.dtype);
+          for (int j = 0; j < nt; ++j)
+            for (int half = 0; half < std::max(1, mma_.k / 4); ++half) {
               for (int l = 0; l < 32; ++l) {
-                const int g = l / 4, t = l % 4;
-                const int row = m0 + i * mma_.m + (g + 8 * (reg % 2)) % mma_.m;
-                const int col = k0 + (t * (4 / e_) + 4 * (reg / 2)) % mma_.k;
-                addr[l] = as.offset(row, col);
+                const int gg = l >> 2, t = l & 3;
+                const int n = wn * c_.warp_tile_n() + 8 * j + gg;
+                const int krow = kk * rows_per_step + (t + 4 * half) % rows_per_step;
+                addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, n / vec, cb) +
+                                                 (n % vec) * e_);
               }
               add(addr, false, 4);
             }
-          for (int i = 0; i < wn_tiles; ++i)
-            for (int reg = 0; reg < b_regs; ++reg) {
-              for (int l = 0; l < 32; ++l) {
-                const int g = l / 4, t = l % 4;
-                const int krow = k0 + (t * (4 / e_) + 4 * reg) % mma_.k;
-                addr[l] = b_base + bs.offset(krow, n0 + i * mma_.n + g % mma_.n);
+          if (!ldm) {
+            // A fragments by 32-bit lds as well: a_r = A[m0 + g (+8)][k0 + t (+4)].
+            for (int i = 0; i < mt; ++i)
+              for (int reg = 0; reg < std::max(1, 16 * mma_.k * e_ / 4 / 32); ++reg) {
+                for (int l = 0; l < 32; ++l) {
+                  const int gg = l >> 2, t = l & 3;
+                  const int row = wm * c_.warp_tile_m() + i * 16 + gg + 8 * (reg % 2);
+                  const int k = kk * mma_.k + (t * (4 / e_) + 4 * (reg / 2)) % mma_.k;
+                  addr[l] = std::uint32_t(tc_chunk_offset(L, row, k * e_ / 16, ca) + (k * e_) % 16);
+                }
+                add(addr, false, 4);
               }
-              add(addr, false, 4);
-            }
+          }
         }
         frag_cost_[std::size_t(wp) * kk_steps_ + kk] = cost;
-        frag_insts_ = insts;
       }
     }
   }
 
+  // Global -> shared copy of one K tile by one warp. Operands whose rows are 16-byte aligned
+  // go by cp.async.cg; the others (K or N not a multiple of the vector) by the kernel's
+  // synchronous path: element loads into registers, then 16-byte shared stores.
   void copy_tile(WarpCursor& w, int k_tile, Op& op) const {
-    op.kind = OpKind::CpAsync;
-    op.count = std::uint32_t(copy_insts_[w.warp]);
-    op.wavefronts = copy_cost_[w.warp].wavefronts;
-    op.conflict_wavefronts = copy_cost_[w.warp].conflicts;
+    op.kind = (a_vec_ && b_vec_) ? OpKind::CpAsync : OpKind::GlobalLoad;
+    if (op.kind == OpKind::GlobalLoad) op.writes = bit(kStaged);
     const long long row0 = (long long)w.tile_m * c_.block_m;
     const long long col0 = (long long)w.tile_n * c_.block_n;
     const long long k0 = (long long)k_tile * c_.block_k;
+    const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
+    std::uint32_t insts = 0, wf = 0, conflicts = 0;
+    auto count = [&](bool vec, const SmemCost& cost) {
+      // A cp.async moves 16 bytes per lane; the element path needs `vec` loads per chunk.
+      insts += vec ? cost.insts : cost.insts * std::uint32_t(tc_vec_elems(c_.dtype));
+      wf += cost.wavefronts;
+      conflicts += cost.conflicts;
+    };
+    count(a_vec_, copy_a_[w.warp]);
+    count(b_vec_, copy_b_[w.warp]);
+    op.count = insts;
+    op.wavefronts = wf;
+    op.conflict_wavefronts = conflicts;
     for (const Run& r : runs_a_[w.warp]) {
       const long long row = row0 + r.row, col = k0 + r.col;
-      if (row >= p_.m || col >= p_.k) continue;  // zero-filled in shared memory
-      const long long n = std::min<long long>(r.elems, p_.k - col);
+      if (row >= p_.m || col >= k_end) continue;  // zero-filled in shared memory
+      const long long n = std::min<long long>(r.elems, k_end - col);
       w.segments.push_back(Segment{map_.a_addr(row, col), std::uint32_t(n * e_)});
     }
     for (const Run& r : runs_b_[w.warp]) {
       const long long row = k0 + r.row, col = col0 + r.col;
-      if (row >= p_.k || col >= p_.n) continue;
+      if (row >= k_end || col >= p_.n) continue;
       const long long n = std::min<long long>(r.elems, p_.n - col);
       w.segments.push_back(Segment{map_.b_addr(row, col), std::uint32_t(n * e_)});
     }
@@ -361,17 +387,17 @@ class TensorPipelinedModel final : public sim::KernelModel {
 
   void reg_store(WarpCursor& w, Op& op) const {
     op.kind = OpKind::SharedStore;
-    op.count = std::uint32_t(copy_insts_[w.warp]);
-    op.wavefronts = copy_cost_[w.warp].wavefronts;
-    op.conflict_wavefronts = copy_cost_[w.warp].conflicts;
+    op.count = copy_a_[w.warp].insts + copy_b_[w.warp].insts;
+    op.wavefronts = copy_a_[w.warp].wavefronts + copy_b_[w.warp].wavefronts;
+    op.conflict_wavefronts = copy_a_[w.warp].conflicts + copy_b_[w.warp].conflicts;
     op.reads = bit(kStaged);
   }
 
   void fragment_load(WarpCursor& w, int kk, Op& op) const {
     const SmemCost& cost = frag_cost_[std::size_t(w.warp) * kk_steps_ + kk];
     op.kind = OpKind::SharedLoad;
-    op.pipe = e_ == 2 ? Pipe::Tensor : Pipe::Fma;  // Tensor: ldmatrix latency
-    op.count = std::uint32_t(frag_insts_);
+    op.pipe = ldmatrix_ ? Pipe::Tensor : Pipe::Fma;  // Tensor: ldmatrix latency
+    op.count = cost.insts;
     op.wavefronts = cost.wavefronts;
     op.conflict_wavefronts = cost.conflicts;
     op.writes = bit(kk % 2 ? kFrag1 : kFrag0);
@@ -407,10 +433,10 @@ class TensorPipelinedModel final : public sim::KernelModel {
   std::uint64_t flops_per_mma_ = 0;
   int stores_per_warp_ = 1;
   std::vector<std::vector<Run>> runs_a_, runs_b_;
-  std::vector<SmemCost> copy_cost_;
-  std::vector<int> copy_insts_;
-  std::vector<SmemCost> frag_cost_;
-  int frag_insts_ = 0;
+  std::vector<SmemCost> copy_a_, copy_b_;  // per warp, one K tile
+  std::vector<SmemCost> frag_cost_;         // per (warp, k step)
+  bool a_vec_ = true, b_vec_ = true;
+  bool ldmatrix_ = true;
 };
 
 }  // namespace

@@ -3,11 +3,9 @@
 // SIMT kernel (double buffering through registers: the next tile is loaded into registers
 // while the current one is computed, then stored to the other buffer; one barrier per tile).
 //
-// Thread mapping inside a warp tile: lanes form a (warp_m / thread_m) x (warp_n / thread_n)
-// grid; each thread owns thread_m rows and thread_n columns taken in groups of four with a
-// stride of (lanes along that dimension) x 4, so fragment loads are 16-byte vectors that
-// neighbouring lanes take from neighbouring addresses (broadcast along the other dimension).
-// A is stored transposed in shared memory ([k][m]) so its fragments are contiguous.
+// Thread mapping and shared-memory layout are the real kernels' (kernels/common/tile_rules.hpp):
+// the tiled kernel's interleaved partition with scalar fragment loads, the pipelined kernel's
+// groups of four rows/columns with 16-byte fragment loads; A transposed in shared memory.
 #include "kernels/tiled/model.hpp"
 
 #include <array>
@@ -15,7 +13,7 @@
 
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
-#include "kernels/common/smem_layout.hpp"
+#include "kernels/common/tile_rules.hpp"
 #include "kernels/common/tiling.hpp"
 #include "sim/gpu/smem_banks.hpp"
 
@@ -147,28 +145,33 @@ class SimtModel final : public sim::KernelModel {
   }
 
  private:
+  // Shared-memory layout and thread mapping as in kernels/common/tile_rules.hpp: A transposed
+  // (As[k][m], rows of block_m + 4 floats), B as in global (Bs[k][n]).
   void build_plans(const GpuSpec& gpu) {
     const int T = c_.threads();
     const int warps = T / 32;
-    const int pad = c_.smem_layout == SmemLayout::Padded ? 4 : 0;
-    const int a_ld = c_.block_m + pad;  // As[k][m]
-    const int b_ld = c_.block_n + pad;  // Bs[k][n]
+    const int a_ld = simt_a_row_floats(c_);
+    const int b_ld = simt_b_row_floats(c_);
     const std::uint32_t b_base = std::uint32_t(c_.block_k * a_ld * 4);
     runs_a_.assign(warps, {});
     runs_b_.assign(warps, {});
     store_.assign(warps, {});
     load_insts_.assign(warps, 0);
-    // Global loads: A in 16-byte vectors along K when the K tile allows, B along N.
-    const int va = c_.block_k % 4 == 0 ? 4 : 1;
-    const int vb = c_.block_n % 4 == 0 ? 4 : 1;
-    auto plan = [&](int rows, int cols, int vec, bool transpose_to_smem, int ld, std::uint32_t base,
-                    std::vector<std::vector<Run>>& runs) {
+    // Global loads: the tiled kernel loads scalars; the pipelined one float4 along K (A) and N
+    // (B), falling back to scalars when the problem's K or N is not a multiple of 4.
+    const bool vector_kernel = double_buffered_;
+    const int va = vector_kernel ? 4 : 1, vb = vector_kernel ? 4 : 1;
+    const int scalar_a = vector_kernel && p_.k % 4 != 0 ? 4 : 1;
+    const int scalar_b = vector_kernel && p_.n % 4 != 0 ? 4 : 1;
+    auto plan = [&](int rows, int cols, int vec, int split, bool transpose_to_smem, int ld,
+                    std::uint32_t base, std::vector<std::vector<Run>>& runs) {
       const int per_row = cols / vec;
       const int items = rows * per_row;
       for (int first = 0; first < items; first += T)
         for (int wp = 0; wp < warps; ++wp) {
-          // One warp load instruction; its shared-memory stores: one vector store, or `vec`
-          // scalar stores when A is transposed.
+          // One warp load instruction (`split` when the vector path falls back to scalars);
+          // its shared-memory stores: one vector store, or `vec` scalar stores when A is
+          // transposed.
           std::array<std::array<std::uint32_t, 32>, 4> addr{};
           int lanes = 0;
           for (int l = 0; l < 32; ++l) {
@@ -186,7 +189,7 @@ class SimtModel final : public sim::KernelModel {
             ++lanes;
           }
           if (!lanes) continue;
-          ++load_insts_[wp];
+          load_insts_[wp] += split;
           if (transpose_to_smem) {
             for (int e = 0; e < vec; ++e) {
               const int wf = sim::smem_wavefronts({addr[e].data(), std::size_t(lanes)}, 4, gpu.smem);
@@ -204,33 +207,33 @@ class SimtModel final : public sim::KernelModel {
           }
         }
     };
-    plan(c_.block_m, c_.block_k, va, true, a_ld, 0, runs_a_);
-    plan(c_.block_k, c_.block_n, vb, false, b_ld, b_base, runs_b_);
+    plan(c_.block_m, c_.block_k, va, scalar_a, true, a_ld, 0, runs_a_);
+    plan(c_.block_k, c_.block_n, vb, scalar_b, false, b_ld, b_base, runs_b_);
 
-    // Fragment loads for one k step of warp 0 (every warp has the same bank pattern: warp
-    // tiles start at multiples of 16 bytes x lanes).
-    const int lanes_n = c_.warp_tile_n() / c_.thread_n;
-    const int lanes_m = 32 / lanes_n;
-    auto frag = [&](int lanes_along, int per_thread, bool along_m, std::uint32_t base) {
-      const int groups = std::max(1, per_thread / 4);
-      const int vec = per_thread >= 4 ? 4 : per_thread;
-      for (int g = 0; g < groups; ++g) {
+    // Fragment loads for one k step (the bank pattern is the same for every k and warp).
+    // Lane l sits at (ly, lx) = (l / LX, l % LX).
+    const int lx_n = simt_lanes_x(c_), ly_n = simt_lanes_y(c_);
+    auto frag = [&](bool along_m, int per_thread, std::uint32_t base) {
+      const int vec = vector_kernel ? 4 : 1;
+      const int lanes_along = along_m ? ly_n : lx_n;
+      const int stride = vector_kernel ? 4 * lanes_along : (along_m ? c_.block_m / c_.thread_m
+                                                                    : c_.block_n / c_.thread_n);
+      for (int g = 0; g < per_thread / vec; ++g) {
         std::array<std::uint32_t, 32> addr{};
         for (int l = 0; l < 32; ++l) {
-          const int lane_pos = along_m ? l / lanes_n : l % lanes_n;
-          const int idx = g * lanes_along * 4 + lane_pos * vec;
+          const int pos = along_m ? l / lx_n : l % lx_n;
+          const int idx = g * stride + pos * vec;
           addr[l] = base + std::uint32_t(idx * 4);
         }
         const int wf = sim::smem_wavefronts(addr, vec * 4, gpu.smem);
-        const int distinct = lanes_along * vec * 4;  // bytes actually distinct
-        const int ideal = std::max(1, (distinct + 127) / 128);
+        const int ideal = std::max(1, (lanes_along * vec * 4 + 127) / 128);
         lds_.wavefronts += std::uint32_t(wf);
         lds_.conflicts += std::uint32_t(std::max(0, wf - ideal));
         ++lds_.insts;
       }
     };
-    frag(lanes_m, c_.thread_m, true, 0);
-    frag(lanes_n, c_.thread_n, false, b_base);
+    frag(true, c_.thread_m, 0);
+    frag(false, c_.thread_n, b_base);
     halves_ = c_.block_k >= 2 ? 2 : 1;
     steps_per_half_ = c_.block_k / halves_;
   }
@@ -272,7 +275,8 @@ class SimtModel final : public sim::KernelModel {
     const bool to_workspace = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Reduction;
     op.kind = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic ? OpKind::Atomic
                                                                       : OpKind::GlobalStore;
-    op.count = std::uint32_t(std::max(1, c_.thread_m * c_.thread_n / 4));
+    // float4 stores in the pipelined kernel, scalar stores in the tiled one.
+    op.count = std::uint32_t(std::max(1, c_.thread_m * c_.thread_n / (double_buffered_ ? 4 : 1)));
     op.reads = bit(kAcc);
     if (col0 >= p_.n) return;
     const long long n = std::min<long long>(wn, p_.n - col0);

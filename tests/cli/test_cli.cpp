@@ -52,7 +52,7 @@ TEST_CASE("Malformed flags are clear errors with exit code 2", "[cli]") {
       {"--hw nosuchgpu", "nosuchgpu"},
       {"--tiles 128x128x32", "--hw is required"},
       {"--hw t4 --dtype bf16", "bf16"},
-      {"--hw a100 --tiles 128x128x32 --warps 3x2", "warp arrangement"},
+      {"--hw a100 --tiles 128x128x32 --warps 3x2", "warps must divide"},
   };
   for (const auto& b : cases) {
     INFO(b.args);

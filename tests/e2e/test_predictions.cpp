@@ -20,9 +20,9 @@ GemmConfig simt_config(Family f) {
   GemmConfig c;
   c.family = f;
   c.dtype = DType::F32;
-  c.block_m = 64, c.block_n = 64, c.block_k = 8;
-  c.thread_m = 4, c.thread_n = 4;
-  c.warps_m = 4, c.warps_n = 2;  // warp tile 16x32: 4x8 lanes of 4x4
+  c.block_m = 128, c.block_n = 128, c.block_k = 8;
+  c.thread_m = 8, c.thread_n = 8;
+  c.warps_m = 4, c.warps_n = 2;  // warp tile 32x64: 4x8 lanes of 8x8
   c.stages = f == Family::Tiled ? 1 : 2;
   return c;
 }
@@ -107,7 +107,7 @@ TEST_CASE("An illegal configuration is an error that names the violated limit", 
   REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("shared memory"));
   c = default_config(a100);
   c.warps_m = 3;
-  REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("warp arrangement"));
+  REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("warps must divide"));
   c = default_config(a100);
   c.split_k = 17;
   REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("split-K"));
