@@ -256,6 +256,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
       Tick s = std::max(now, sp.sched_free);
       const double n = double(op.count);
       bool blocked_at_barrier = false;
+      bool deferred = false;
       auto mark = [&](SlotMask m, Tick ready_t, Tick chain_t, WaitCause kind) {
         for (int b = 0; b < kSlots; ++b)
           if (m & (1u << b)) {
@@ -312,6 +313,14 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         case OpKind::GlobalStore:
         case OpKind::Atomic: {
           s = std::max(s, sm.lsu_free);
+          if (s > now) {
+            // The memory system is costed at issue, in time order: come back when the
+            // scheduler and the LSU are free instead of reserving them ahead.
+            st.stalls.issue += clock_.cycles(s - now);
+            q.schedule(s, wid);
+            deferred = true;
+            break;
+          }
           sm.lsu_free = s + ticks(n * lsu_cycles);
           sp.sched_free = s + ticks(n * issue_cycles);
           const MemOp mop = op.kind == OpKind::GlobalLoad ? MemOp::Load
@@ -369,6 +378,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         case OpKind::Exit:
           break;
       }
+      if (deferred) break;
       if (s > now) st.stalls.issue += clock_.cycles(s - now);
       st.warp_instructions += op.count;
       w.has_op = false;

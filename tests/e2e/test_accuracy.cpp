@@ -1,0 +1,48 @@
+// Accuracy on the committed measurements, against the bounds stored in
+// validate/accuracy_bounds.json. Bounds are tightened as accuracy improves and never loosened
+// without a reason written beside them in that file.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kernels/common/kernel_name.hpp"
+#include "validate/compare/validate.hpp"
+
+using namespace gemmsim;
+
+namespace {
+
+void check_bounds(const AccuracyStats& s, const nlohmann::json& b) {
+  CHECK(s.n >= b.at("n_min").get<int>());
+  CHECK(s.mape_pct <= b.at("mape_pct_max").get<double>());
+  CHECK(s.max_pct <= b.at("max_pct_max").get<double>());
+  CHECK(s.spearman_mean >= b.at("spearman_min").get<double>());
+  CHECK(s.top1_regret_pct_mean <= b.at("top1_regret_pct_max").get<double>());
+}
+
+}  // namespace
+
+TEST_CASE("Accuracy on the committed H100 data stays within the stored bounds", "[accuracy]") {
+  const std::string root = GEMMSIM_SOURCE_DIR;
+  std::ifstream in(root + "/validate/accuracy_bounds.json");
+  REQUIRE(in.good());
+  const nlohmann::json all_bounds = nlohmann::json::parse(in);
+  for (const auto& [gpu, bounds] : all_bounds.at("gpus").items()) {
+    ValidateOptions o;
+    o.data_dir = root + "/validate/data/" + gpu;
+    o.hw = gpu;
+    const auto rows = read_measurements(o.data_dir);
+    const auto results = simulate_rows(rows, o);
+    const nlohmann::json report = validation_json(results, o);
+    INFO(report.dump(2));
+    check_bounds(accuracy(results), bounds.at("all"));
+    for (const auto& [family, fb] : bounds.at("by_family").items()) {
+      std::vector<RowResult> subset;
+      for (const auto& r : results)
+        if (family_name(r.row.config.family) == family) subset.push_back(r);
+      INFO("family " << family);
+      check_bounds(accuracy(subset), fb);
+    }
+  }
+}
