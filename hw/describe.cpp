@@ -84,7 +84,7 @@ nlohmann::json peaks_json(const Peaks& p) {
   for (const auto& [t, v] : p.mma_sync_tflops) mma[std::string(dtype_name(t))] = v;
   return {{"fp32_tflops", p.fp32_tflops},
           {"fp64_tflops", p.fp64_tflops},
-          {"tensor_dense_tflops", tensor},
+          {"tensor_tflops", tensor},  // dense, at clocks.tensor_spec
           {"mma_sync_tflops", mma},
           {"dram_peak_gbs", p.dram_peak_gbs},
           {"dram_sustained_gbs", p.dram_sustained_gbs},

@@ -26,7 +26,7 @@ TEST_CASE("The JSON description holds every field with its unit in the key, and 
   CHECK(j["tensor"]["bf16"]["wgmma"]["n"] == 256);
   CHECK(j["tensor"]["tf32"]["mma"] == nlohmann::json({{"m", 16}, {"n", 8}, {"k", 8}}));
   CHECK(j["sm"]["smem_carveouts_bytes"].size() == 10);
-  CHECK(j["peaks"]["tensor_dense_tflops"]["bf16"] == Approx(989.4).epsilon(0.001));
+  CHECK(j["peaks"]["tensor_tflops"]["bf16"] == Approx(989.4).epsilon(0.001));
   CHECK(j["peaks"]["fp32_tflops"] == Approx(66.9).epsilon(0.001));
   CHECK(j["warnings"].empty());
 
