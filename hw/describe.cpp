@@ -126,9 +126,9 @@ std::string describe_text(const GpuSpec& spec) {
                        fmt::format("tensor {} (dense)", dtype_name(t)), v,
                        to_string(gpu.clocks.tensor_spec));
   for (const auto& [t, v] : p.mma_sync_tflops)
-    out += fmt::format("  {:<30} {:.1f} TFLOPS at sustained {}\n",
-                       fmt::format("mma.sync {}", dtype_name(t)), v,
-                       to_string(gpu.clocks.sustained));
+    out +=
+        fmt::format("  {:<30} {:.1f} TFLOPS at sustained {}\n",
+                    fmt::format("mma.sync {}", dtype_name(t)), v, to_string(gpu.clocks.sustained));
   out += fmt::format("  {:<30} {:.0f} GB/s peak, {:.0f} GB/s sustained (bus rate {:.0f} GB/s)\n",
                      "DRAM", p.dram_peak_gbs, p.dram_sustained_gbs, p.dram_bus_gbs);
   out += fmt::format("  {:<30} {:.0f} GB/s\n", "L2", p.l2_gbs);

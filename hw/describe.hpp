@@ -13,7 +13,7 @@
 
 namespace gemmsim {
 
-std::string describe_text(const GpuSpec& gpu);     // human-readable, grouped, with units and the peaks
+std::string describe_text(const GpuSpec& gpu);  // human-readable, grouped, with units and the peaks
 nlohmann::json describe_json(const GpuSpec& gpu);  // every field + "peaks" + "warnings"
 
 }  // namespace gemmsim

@@ -7,13 +7,13 @@
 // finds; the next stage runs only on a clean result, so one mistake gives one message.
 #include "hw/loader.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <set>
@@ -212,7 +212,8 @@ std::string describe_node_type(const YAML::Node& node) {
 std::string expectation(const FieldSpec& f) {
   const auto range = range_description(f);
   if (range.empty()) return kind_description(f.kind());
-  if (f.kind() == FieldKind::String) return fmt::format("{}, {}", kind_description(f.kind()), range);
+  if (f.kind() == FieldKind::String)
+    return fmt::format("{}, {}", kind_description(f.kind()), range);
   return fmt::format("{} in {}", kind_description(f.kind()), range);
 }
 
@@ -281,7 +282,8 @@ Parsed<bool> parse_scalar<bool>(const FieldSpec& f, std::string_view s) {
 }
 template <>
 Parsed<std::string> parse_scalar<std::string>(const FieldSpec& f, std::string_view s) {
-  if (s.empty()) return fail<std::string>(fmt::format("expected {}, got an empty string", expectation(f)));
+  if (s.empty())
+    return fail<std::string>(fmt::format("expected {}, got an empty string", expectation(f)));
   if (f.choices.empty()) return {std::string(s), {}};
   std::string_view rest = f.choices;
   while (!rest.empty()) {
@@ -360,10 +362,10 @@ class Loader {
   Loader(std::string file, YAML::Node root, const std::vector<std::string>& overrides)
       : diag_(std::move(file)), root_(std::move(root)) {
     if (!root_.IsMap()) {
-      diag_.error({1, {}}, "(top level)",
-                  fmt::format("expected a mapping of GPU fields, got {}",
-                              root_.IsNull() ? std::string("an empty file")
-                                             : describe_node_type(root_)));
+      diag_.error(
+          {1, {}}, "(top level)",
+          fmt::format("expected a mapping of GPU fields, got {}",
+                      root_.IsNull() ? std::string("an empty file") : describe_node_type(root_)));
       diag_.raise_if_any();
     }
     for (const auto& text : overrides) apply_override(text);
@@ -436,9 +438,9 @@ class Loader {
       const std::string child = join_path(path, key);
       const Origin at = origin_of(child, entry.first);
       if (auto [it, inserted] = seen.emplace(key, at.line); !inserted) {
-        diag_.error(at, child,
-                    fmt::format("duplicate key (first given at line {}); give each key once",
-                                it->second));
+        diag_.error(
+            at, child,
+            fmt::format("duplicate key (first given at line {}); give each key once", it->second));
         continue;
       }
       if (pattern == "tensor" && !parse_tensor_dtype(key)) {
@@ -477,9 +479,9 @@ class Loader {
       }
     }
     const auto parent = sections_.find(prefix);
-    diag_.error(parent == sections_.end() ? Origin{} : parent->second, path,
-                fmt::format("required field missing{}; expected {}: {}", why, expectation(f),
-                            f.doc));
+    diag_.error(
+        parent == sections_.end() ? Origin{} : parent->second, path,
+        fmt::format("required field missing{}; expected {}: {}", why, expectation(f), f.doc));
   }
 
   void read_field(const FieldSpec& f, GpuSpec& gpu, DType t) {
@@ -575,9 +577,9 @@ class Loader {
   std::map<std::string, std::string> overrides_;  // field path -> the override's text
   std::map<std::string, Origin> sections_;        // section path -> line of its key
   std::set<std::string> reported_sections_;
-  std::map<std::string, Leaf> leaves_;            // field path -> its node
-  std::map<std::string, Origin> origins_;         // field path -> where its value came from
-  std::set<std::string> failed_;                  // field paths whose value did not parse
+  std::map<std::string, Leaf> leaves_;     // field path -> its node
+  std::map<std::string, Origin> origins_;  // field path -> where its value came from
+  std::set<std::string> failed_;           // field paths whose value did not parse
 };
 
 std::vector<fs::path> config_dirs() {
@@ -610,8 +612,8 @@ fs::path resolve_gpu_path(std::string_view name_or_path) {
   const bool bare = !name_or_path.empty() && !given.has_parent_path();
   if (bare) {
     const auto ext = given.extension();
-    const std::string stem = (ext == ".yaml" || ext == ".yml") ? given.stem().string()
-                                                               : given.string();
+    const std::string stem =
+        (ext == ".yaml" || ext == ".yml") ? given.stem().string() : given.string();
     for (const auto& dir : config_dirs())
       if (fs::is_regular_file(dir / (stem + ".yaml"))) return dir / (stem + ".yaml");
   }

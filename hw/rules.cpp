@@ -1,9 +1,10 @@
 // Cross-field consistency rules of a GPU description, and the compute-capability tables they
 // check against. Each rule blames one field, whose line the error names.
+#include <fmt/format.h>
+
 #include <array>
 #include <bit>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "hw/schema.hpp"
 
@@ -45,11 +46,17 @@ constexpr std::array<MmaSupport, 7> kMmaSupport{
     MmaSupport{DType::TF32, {16, 8, 8}, 80, 999}};
 
 // First compute capability with tensor cores for each data type.
-int tensor_min_cc(DType t) { return t == DType::F16 ? 70 : 80; }
+int tensor_min_cc(DType t) {
+  return t == DType::F16 ? 70 : 80;
+}
 // wgmma K per data type (PTX: m64nNk16 for f16/bf16, m64nNk8 for tf32).
-int wgmma_k(DType t) { return t == DType::TF32 ? 8 : 16; }
+int wgmma_k(DType t) {
+  return t == DType::TF32 ? 8 : 16;
+}
 
-bool pow2(std::uint64_t v) { return v != 0 && std::has_single_bit(v); }
+bool pow2(std::uint64_t v) {
+  return v != 0 && std::has_single_bit(v);
+}
 
 std::string legal_mma_shapes(DType t, int cc) {
   std::string out;
@@ -76,12 +83,14 @@ std::vector<ConsistencyRule> build_rules() {
        [](const GpuSpec& g, DType) -> Msg {
          if (arch_of_compute_capability(g.compute_capability)) return std::nullopt;
          std::string known;
-         for (const auto& [cc, a] : kArchOfCc) known += (known.empty() ? "" : ", ") + std::to_string(cc);
+         for (const auto& [cc, a] : kArchOfCc)
+           known += (known.empty() ? "" : ", ") + std::to_string(cc);
          return fmt::format("{} is not a known SM version; expected one of {}",
                             g.compute_capability, known);
        }},
-      {"arch", E, "arch matches compute_capability (70/72 volta, 75 turing, 80/86/87 ampere, "
-                  "89 ada, 90 hopper)",
+      {"arch", E,
+       "arch matches compute_capability (70/72 volta, 75 turing, 80/86/87 ampere, "
+       "89 ada, 90 hopper)",
        [](const GpuSpec& g, DType) -> Msg {
          const auto a = arch_of_compute_capability(g.compute_capability);
          if (!a || *a == g.arch) return std::nullopt;
@@ -91,8 +100,7 @@ std::vector<ConsistencyRule> build_rules() {
       {"sm.max_warps", E, "sm.max_warps x 32 = sm.max_threads",
        [](const GpuSpec& g, DType) -> Msg {
          if (g.sm.max_warps * 32 == g.sm.max_threads) return std::nullopt;
-         return fmt::format("{} warps x 32 != sm.max_threads {}", g.sm.max_warps,
-                            g.sm.max_threads);
+         return fmt::format("{} warps x 32 != sm.max_threads {}", g.sm.max_warps, g.sm.max_threads);
        }},
       {"sm.max_threads_per_block", E, "sm.max_threads_per_block <= sm.max_threads",
        [](const GpuSpec& g, DType) -> Msg {
@@ -118,8 +126,8 @@ std::vector<ConsistencyRule> build_rules() {
              g.sm.smem_per_sm.value)
            return std::nullopt;
          return fmt::format("{} plus the {} reserved per block exceeds sm.smem_per_sm {}",
-                            to_string(g.sm.smem_per_block),
-                            to_string(g.sm.smem_reserved_per_block), to_string(g.sm.smem_per_sm));
+                            to_string(g.sm.smem_per_block), to_string(g.sm.smem_reserved_per_block),
+                            to_string(g.sm.smem_per_sm));
        }},
       {"sm.smem_carveouts", E,
        "sm.smem_carveouts is non-empty, strictly ascending and ends at sm.smem_per_sm",
@@ -177,19 +185,18 @@ std::vector<ConsistencyRule> build_rules() {
        [](const GpuSpec& g, DType) -> Msg {
          const std::uint64_t unit = std::uint64_t(g.l2.slices) * g.l2.line.value;
          if (g.l2.size.value % unit == 0) return std::nullopt;
-         return fmt::format("{} does not divide into {} slices of whole {} lines; each slice "
-                            "holds {} lines ({} in all)",
-                            to_string(g.l2.size), g.l2.slices, to_string(g.l2.line),
-                            g.l2.size.value / unit,
-                            to_string(Bytes{g.l2.size.value / unit * unit}));
+         return fmt::format(
+             "{} does not divide into {} slices of whole {} lines; each slice "
+             "holds {} lines ({} in all)",
+             to_string(g.l2.size), g.l2.slices, to_string(g.l2.line), g.l2.size.value / unit,
+             to_string(Bytes{g.l2.size.value / unit * unit}));
        }},
       {"l2.associativity", E, "l2.associativity <= lines per slice",
        [](const GpuSpec& g, DType) -> Msg {
          const std::uint64_t unit = std::uint64_t(g.l2.slices) * g.l2.line.value;
          const std::uint64_t lines = g.l2.size.value / unit;
          if (std::uint64_t(g.l2.associativity) <= lines) return std::nullopt;
-         return fmt::format("{} ways exceed the {} lines of one slice", g.l2.associativity,
-                            lines);
+         return fmt::format("{} ways exceed the {} lines of one slice", g.l2.associativity, lines);
        }},
       {"l2.slices", E, "l2.slices is a multiple of l2.partitions",
        [](const GpuSpec& g, DType) -> Msg {
@@ -211,8 +218,7 @@ std::vector<ConsistencyRule> build_rules() {
        }},
       {"dram.interleave", E, "dram.interleave is a power of two and at least l2.sector",
        [](const GpuSpec& g, DType) -> Msg {
-         if (pow2(g.dram.interleave.value) && g.dram.interleave >= g.l2.sector)
-           return std::nullopt;
+         if (pow2(g.dram.interleave.value) && g.dram.interleave >= g.l2.sector) return std::nullopt;
          return fmt::format("{} must be a power of two of at least l2.sector {}",
                             to_string(g.dram.interleave), to_string(g.l2.sector));
        }},
@@ -248,10 +254,11 @@ std::vector<ConsistencyRule> build_rules() {
            if (s.type == t && s.shape == shape && g.compute_capability >= s.min_cc &&
                g.compute_capability <= s.max_cc)
              return std::nullopt;
-         return fmt::format("{} is not a full-rate {} mma.sync shape on compute capability {}; "
-                            "expected one of: {}",
-                            to_string(shape), dtype_name(t), g.compute_capability,
-                            legal_mma_shapes(t, g.compute_capability));
+         return fmt::format(
+             "{} is not a full-rate {} mma.sync shape on compute capability {}; "
+             "expected one of: {}",
+             to_string(shape), dtype_name(t), g.compute_capability,
+             legal_mma_shapes(t, g.compute_capability));
        }},
       {"tensor.*.mma_sync_fma_per_clk_per_sm", E,
        "tensor.*.mma_sync_fma_per_clk_per_sm <= tensor.*.dense_fma_per_clk_per_sm",
@@ -261,24 +268,26 @@ std::vector<ConsistencyRule> build_rules() {
          return fmt::format("{:g} exceeds the dense rate {:g}", ts.mma_sync_fma_per_clk_per_sm,
                             ts.dense_fma_per_clk_per_sm);
        }},
-      {"tensor.*.wgmma", E, "the wgmma shape is m64nNkK with N a multiple of 8 up to 256 and "
-                            "K = 16 (f16/bf16) or 8 (tf32)",
+      {"tensor.*.wgmma", E,
+       "the wgmma shape is m64nNkK with N a multiple of 8 up to 256 and "
+       "K = 16 (f16/bf16) or 8 (tf32)",
        [](const GpuSpec& g, DType t) -> Msg {
          const auto& w = g.tensor.at(t).wgmma;
          if (!w) return std::nullopt;
          if (w->m == 64 && w->n % 8 == 0 && w->n >= 8 && w->n <= 256 && w->k == wgmma_k(t))
            return std::nullopt;
-         return fmt::format("{} is not a {} wgmma shape; expected m64nNk{} with N in 8..256 "
-                            "step 8",
-                            to_string(*w), dtype_name(t), wgmma_k(t));
+         return fmt::format(
+             "{} is not a {} wgmma shape; expected m64nNk{} with N in 8..256 "
+             "step 8",
+             to_string(*w), dtype_name(t), wgmma_k(t));
        }},
   };
   // Descriptions must outlive the table (ConsistencyRule holds a string_view).
   static const auto feature_docs = [] {
     std::array<std::string, kFeatureSupport.size()> docs;
     for (std::size_t i = 0; i < docs.size(); ++i)
-      docs[i] = fmt::format("{} is true only at compute_capability >= {}",
-                            kFeatureSupport[i].key, kFeatureSupport[i].min_cc);
+      docs[i] = fmt::format("{} is true only at compute_capability >= {}", kFeatureSupport[i].key,
+                            kFeatureSupport[i].min_cc);
     return docs;
   }();
   for (std::size_t i = 0; i < kFeatureSupport.size(); ++i) {
@@ -286,8 +295,8 @@ std::vector<ConsistencyRule> build_rules() {
     rules.push_back({f.key, E, feature_docs[i], [f](const GpuSpec& g, DType) -> Msg {
                        if (!(g.features.*f.flag) || g.compute_capability >= f.min_cc)
                          return std::nullopt;
-                       return fmt::format("needs compute_capability >= {} (this GPU: {})",
-                                          f.min_cc, g.compute_capability);
+                       return fmt::format("needs compute_capability >= {} (this GPU: {})", f.min_cc,
+                                          g.compute_capability);
                      }});
   }
   return rules;

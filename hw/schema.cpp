@@ -2,9 +2,10 @@
 // Rules that relate several fields are in hw/rules.cpp; hw/SCHEMA.md is generated from both.
 #include "hw/schema.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <charconv>
-#include <fmt/format.h>
 
 namespace gemmsim {
 namespace {
@@ -18,7 +19,8 @@ constexpr double us = 1e-6, ms = 1e-3;
 // An accessor to a GpuSpec member (the data type is ignored), and to a TensorSpec member of the
 // data type being read.
 #define GPU_FIELD(member) +[](GpuSpec& g, DType) -> decltype(auto) { return (g.member); }
-#define TENSOR_FIELD(member) +[](GpuSpec& g, DType t) -> decltype(auto) { return (g.tensor[t].member); }
+#define TENSOR_FIELD(member) \
+  +[](GpuSpec& g, DType t) -> decltype(auto) { return (g.tensor[t].member); }
 
 FieldSpec required(std::string_view path, FieldRef ref, double min, double max,
                    std::string_view doc) {
@@ -50,7 +52,8 @@ std::vector<FieldSpec> build_schema() {
       required("compute_capability", GPU_FIELD(compute_capability), 70, 90,
                "SM version x 10 (70, 72, 75, 80, 86, 87, 89, 90): decides which PTX features "
                "and mma shapes are legal."),
-      required("sm_count", GPU_FIELD(sm_count), 1, 1024, "Streaming multiprocessors enabled on "
+      required("sm_count", GPU_FIELD(sm_count), 1, 1024,
+               "Streaming multiprocessors enabled on "
                "this SKU."),
       required("launch_overhead", GPU_FIELD(launch_overhead), 0, 1 * ms,
                "Host launch to the first CTA starting, for kernels launched back to back in one "
@@ -72,17 +75,15 @@ std::vector<FieldSpec> build_schema() {
                "HBM: the DDR clock; GDDR6: the command clock."),
 
       // --- per-SM limits --------------------------------------------------------------------
-      required("sm.registers", GPU_FIELD(sm.registers), 1024, 1 << 20,
-               "32-bit registers per SM."),
+      required("sm.registers", GPU_FIELD(sm.registers), 1024, 1 << 20, "32-bit registers per SM."),
       required("sm.max_registers_per_thread", GPU_FIELD(sm.max_registers_per_thread), 16, 1024,
                "Registers one thread may use."),
-      required("sm.max_registers_per_block", GPU_FIELD(sm.max_registers_per_block), 1024,
-               1 << 20, "Registers one thread block may use."),
+      required("sm.max_registers_per_block", GPU_FIELD(sm.max_registers_per_block), 1024, 1 << 20,
+               "Registers one thread block may use."),
       required("sm.register_alloc_unit", GPU_FIELD(sm.register_alloc_unit), 1, 4096,
                "Register allocation granularity per warp, in registers: a warp using r "
                "registers per thread holds ceil(32 r / unit) x unit."),
-      required("sm.max_threads", GPU_FIELD(sm.max_threads), 32, 4096,
-               "Resident threads per SM."),
+      required("sm.max_threads", GPU_FIELD(sm.max_threads), 32, 4096, "Resident threads per SM."),
       required("sm.max_warps", GPU_FIELD(sm.max_warps), 1, 128,
                "Resident warps per SM (max_threads / 32)."),
       required("sm.max_ctas", GPU_FIELD(sm.max_ctas), 1, 128,
@@ -118,15 +119,14 @@ std::vector<FieldSpec> build_schema() {
                "FP64 lanes per SM: DFMA retired per SM clock."),
       required("fp64.latency", GPU_FIELD(fp64.latency), 1, 1000,
                "Dependent-issue latency of a DFMA."),
-      required("tensor.*.dense_fma_per_clk_per_sm", TENSOR_FIELD(dense_fma_per_clk_per_sm), 1,
-               1e6,
+      required("tensor.*.dense_fma_per_clk_per_sm", TENSOR_FIELD(dense_fma_per_clk_per_sm), 1, 1e6,
                "Datasheet dense tensor rate, multiply-accumulates per SM clock (wgmma on "
                "Hopper): peak = sm_count x this x 2 x clocks.tensor_spec."),
       required("tensor.*.mma", TENSOR_FIELD(mma), 0, 0,
                "The mma.sync shape kernels use for this type (sm_70: m8n8k4 f16; sm_75: "
                "m16n8k8 f16; sm_80+: m16n8k16 f16/bf16, m16n8k8 tf32)."),
-      required("tensor.*.mma_sync_fma_per_clk_per_sm", TENSOR_FIELD(mma_sync_fma_per_clk_per_sm),
-               1, 1e6,
+      required("tensor.*.mma_sync_fma_per_clk_per_sm", TENSOR_FIELD(mma_sync_fma_per_clk_per_sm), 1,
+               1e6,
                "Rate mma.sync reaches, multiply-accumulates per SM clock (at most the dense "
                "rate; below it on Hopper, where only wgmma reaches the datasheet rate)."),
       required("tensor.*.mma_sync_latency", TENSOR_FIELD(mma_sync_latency), 1, 10000,
@@ -154,8 +154,8 @@ std::vector<FieldSpec> build_schema() {
                "Load-to-use latency of a conflict-free 32-bit ld.shared."),
       required("smem.store_latency", GPU_FIELD(smem.store_latency), 1, 1000,
                "Latency of a conflict-free 32-bit st.shared."),
-      with_feature("ldmatrix", "smem.ldmatrix_latency", GPU_FIELD(smem.ldmatrix_latency), 1,
-                   1000, "Load-to-use latency of a conflict-free ldmatrix.x4."),
+      with_feature("ldmatrix", "smem.ldmatrix_latency", GPU_FIELD(smem.ldmatrix_latency), 1, 1000,
+                   "Load-to-use latency of a conflict-free ldmatrix.x4."),
 
       // --- L1 -------------------------------------------------------------------------------
       required("l1.size", GPU_FIELD(l1.size), 0, 16 * MiB,
@@ -190,8 +190,8 @@ std::vector<FieldSpec> build_schema() {
                "partition)."),
 
       // --- DRAM -----------------------------------------------------------------------------
-      one_of("dram.type", GPU_FIELD(dram.type), "GDDR5|GDDR5X|GDDR6|GDDR6X|GDDR7|HBM2|HBM2e|HBM3|HBM3e",
-             "Memory technology."),
+      one_of("dram.type", GPU_FIELD(dram.type),
+             "GDDR5|GDDR5X|GDDR6|GDDR6X|GDDR7|HBM2|HBM2e|HBM3|HBM3e", "Memory technology."),
       required("dram.channels", GPU_FIELD(dram.channels), 1, 1024,
                "Independent DRAM channels, each bus_width_bits / channels wide."),
       required("dram.bus_width_bits", GPU_FIELD(dram.bus_width_bits), 16, 16384,
@@ -199,8 +199,7 @@ std::vector<FieldSpec> build_schema() {
       required("dram.transfers_per_clk", GPU_FIELD(dram.transfers_per_clk), 1, 32,
                "Data transfers per pin per clocks.memory cycle (HBM: 2; GDDR6: 8 relative to "
                "the command clock)."),
-      required("dram.capacity", GPU_FIELD(dram.capacity), 1 * MiB, 16 * TiB,
-               "DRAM capacity."),
+      required("dram.capacity", GPU_FIELD(dram.capacity), 1 * MiB, 16 * TiB, "DRAM capacity."),
       required("dram.peak", GPU_FIELD(dram.peak), 1 * GBps, 100 * TBps,
                "Datasheet peak DRAM bandwidth."),
       required("dram.sustained", GPU_FIELD(dram.sustained), 1 * GBps, 100 * TBps,
@@ -216,7 +215,8 @@ std::vector<FieldSpec> build_schema() {
            "cp.async global->shared copies (sm_80+)."),
       flag("features.ldmatrix", GPU_FIELD(features.ldmatrix),
            "ldmatrix shared->register matrix loads (sm_75+)."),
-      flag("features.tma", GPU_FIELD(features.tma), "Tensor Memory Accelerator bulk copies "
+      flag("features.tma", GPU_FIELD(features.tma),
+           "Tensor Memory Accelerator bulk copies "
            "(sm_90+)."),
       flag("features.wgmma", GPU_FIELD(features.wgmma), "Warpgroup wgmma.mma_async (sm_90a)."),
       flag("features.mbarrier", GPU_FIELD(features.mbarrier),
@@ -230,13 +230,15 @@ std::vector<FieldSpec> build_schema() {
       required("async.barrier_latency", GPU_FIELD(async.barrier_latency), 1, 10000,
                "bar.sync (__syncthreads): last arrival to the waiting warps issuing again."),
       with_feature("mbarrier", "async.mbarrier_latency", GPU_FIELD(async.mbarrier_latency), 1,
-                   10000, "mbarrier: completing arrive (or last transaction byte) to a waiting "
+                   10000,
+                   "mbarrier: completing arrive (or last transaction byte) to a waiting "
                    "warp waking."),
       with_feature("tma", "async.tma_latency", GPU_FIELD(async.tma_latency), 1, 10000,
                    "TMA: issue of a bulk tensor copy to its first bytes in shared memory, L2 "
                    "hit."),
       with_feature("tma", "async.tma_bandwidth", GPU_FIELD(async.tma_bandwidth), 1 * GBps,
-                   100 * TBps, "Bytes per second one SM's TMA unit can write into its shared "
+                   100 * TBps,
+                   "Bytes per second one SM's TMA unit can write into its shared "
                    "memory."),
   };
 }
@@ -289,7 +291,9 @@ std::optional<MmaShape> parse_mma_shape(std::string_view text) {
   return s;
 }
 
-std::string to_string(const MmaShape& s) { return fmt::format("m{}n{}k{}", s.m, s.n, s.k); }
+std::string to_string(const MmaShape& s) {
+  return fmt::format("m{}n{}k{}", s.m, s.n, s.k);
+}
 
 const std::vector<FieldSpec>& gpu_schema() {
   static const std::vector<FieldSpec> schema = build_schema();
@@ -298,7 +302,8 @@ const std::vector<FieldSpec>& gpu_schema() {
 
 std::string concrete_path(const FieldSpec& f, DType t) {
   if (!f.per_tensor_dtype()) return std::string(f.path);
-  return fmt::format("tensor.{}.{}", dtype_name(t), f.path.substr(std::string_view("tensor.*.").size()));
+  return fmt::format("tensor.{}.{}", dtype_name(t),
+                     f.path.substr(std::string_view("tensor.*.").size()));
 }
 
 const FieldSpec* find_field(std::string_view path, DType* dtype) {
@@ -329,18 +334,29 @@ bool feature_enabled(const GpuSpec& gpu, std::string_view feature) {
 
 std::string kind_description(FieldKind k) {
   switch (k) {
-    case FieldKind::Int: return "an integer";
-    case FieldKind::Double: return "a number";
-    case FieldKind::Bool: return "true or false";
-    case FieldKind::String: return "a string";
-    case FieldKind::Bytes: return "a size in bytes (e.g. 40MiB)";
-    case FieldKind::Frequency: return "a frequency (e.g. 1410MHz)";
-    case FieldKind::Bandwidth: return "a bandwidth (e.g. 1555GB/s)";
-    case FieldKind::Duration: return "a duration (e.g. 4us)";
-    case FieldKind::Cycles: return "a cycle count (e.g. 200cycles)";
-    case FieldKind::BytesList: return "a list of sizes in bytes (e.g. [0KiB, 8KiB, 16KiB])";
+    case FieldKind::Int:
+      return "an integer";
+    case FieldKind::Double:
+      return "a number";
+    case FieldKind::Bool:
+      return "true or false";
+    case FieldKind::String:
+      return "a string";
+    case FieldKind::Bytes:
+      return "a size in bytes (e.g. 40MiB)";
+    case FieldKind::Frequency:
+      return "a frequency (e.g. 1410MHz)";
+    case FieldKind::Bandwidth:
+      return "a bandwidth (e.g. 1555GB/s)";
+    case FieldKind::Duration:
+      return "a duration (e.g. 4us)";
+    case FieldKind::Cycles:
+      return "a cycle count (e.g. 200cycles)";
+    case FieldKind::BytesList:
+      return "a list of sizes in bytes (e.g. [0KiB, 8KiB, 16KiB])";
     case FieldKind::Shape:
-    case FieldKind::OptionalShape: return "an mma shape mMnNkK (e.g. m16n8k16)";
+    case FieldKind::OptionalShape:
+      return "an mma shape mMnNkK (e.g. m16n8k16)";
   }
   return "?";
 }
@@ -348,24 +364,30 @@ std::string kind_description(FieldKind k) {
 std::string range_description(const FieldSpec& f) {
   switch (f.kind()) {
     case FieldKind::Int:
-    case FieldKind::Double: return fmt::format("[{:.10g}, {:.10g}]", f.min, f.max);
+    case FieldKind::Double:
+      return fmt::format("[{:.10g}, {:.10g}]", f.min, f.max);
     case FieldKind::Bytes:
     case FieldKind::BytesList:
       return fmt::format("[{}, {}]", to_string(Bytes{static_cast<std::uint64_t>(f.min)}),
                          to_string(Bytes{static_cast<std::uint64_t>(f.max)}));
     case FieldKind::Frequency:
-      return range_of<Frequency>(f.min, f.max, +[](double v) { return Frequency{v}; });
+      return range_of<Frequency>(
+          f.min, f.max, +[](double v) { return Frequency{v}; });
     case FieldKind::Bandwidth:
-      return range_of<Bandwidth>(f.min, f.max, +[](double v) { return Bandwidth{v}; });
+      return range_of<Bandwidth>(
+          f.min, f.max, +[](double v) { return Bandwidth{v}; });
     case FieldKind::Duration:
-      return range_of<Duration>(f.min, f.max, +[](double v) { return Duration{v}; });
+      return range_of<Duration>(
+          f.min, f.max, +[](double v) { return Duration{v}; });
     case FieldKind::Cycles:
-      return range_of<Cycles>(f.min, f.max, +[](double v) { return Cycles{v}; });
+      return range_of<Cycles>(
+          f.min, f.max, +[](double v) { return Cycles{v}; });
     case FieldKind::String:
       return f.choices.empty() ? std::string() : fmt::format("one of {}", f.choices);
     case FieldKind::Bool:
     case FieldKind::Shape:
-    case FieldKind::OptionalShape: return {};
+    case FieldKind::OptionalShape:
+      return {};
   }
   return {};
 }

@@ -22,7 +22,7 @@ namespace gemmsim {
 // Tensor-core data-type names as they appear under `tensor:` ("f16", "bf16", "tf32").
 std::string_view dtype_name(DType t);
 std::optional<DType> parse_tensor_dtype(std::string_view name);  // F32 is not a tensor type
-std::string tensor_dtype_names();                                 // "bf16, f16, tf32"
+std::string tensor_dtype_names();                                // "bf16, f16, tf32"
 
 // "m16n8k16" <-> MmaShape.
 std::optional<MmaShape> parse_mma_shape(std::string_view text);
@@ -31,12 +31,12 @@ std::string to_string(const MmaShape& s);
 template <class T>
 using FieldAccessor = T& (*)(GpuSpec&, DType);
 // The variant index is the field's kind; keep FieldKind in the same order.
-using FieldRef = std::variant<FieldAccessor<int>, FieldAccessor<double>, FieldAccessor<bool>,
-                              FieldAccessor<std::string>, FieldAccessor<Bytes>,
-                              FieldAccessor<Frequency>, FieldAccessor<Bandwidth>,
-                              FieldAccessor<Duration>, FieldAccessor<Cycles>,
-                              FieldAccessor<std::vector<Bytes>>, FieldAccessor<MmaShape>,
-                              FieldAccessor<std::optional<MmaShape>>>;
+using FieldRef =
+    std::variant<FieldAccessor<int>, FieldAccessor<double>, FieldAccessor<bool>,
+                 FieldAccessor<std::string>, FieldAccessor<Bytes>, FieldAccessor<Frequency>,
+                 FieldAccessor<Bandwidth>, FieldAccessor<Duration>, FieldAccessor<Cycles>,
+                 FieldAccessor<std::vector<Bytes>>, FieldAccessor<MmaShape>,
+                 FieldAccessor<std::optional<MmaShape>>>;
 enum class FieldKind {
   Int,
   Double,

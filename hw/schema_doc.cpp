@@ -17,9 +17,12 @@ std::string escape_cell(std::string_view s) {
 
 std::string presence_text(const FieldSpec& f) {
   switch (f.presence) {
-    case Presence::Required: return "required";
-    case Presence::Optional: return "optional";
-    case Presence::WithFeature: return fmt::format("iff features.{}", f.feature);
+    case Presence::Required:
+      return "required";
+    case Presence::Optional:
+      return "optional";
+    case Presence::WithFeature:
+      return fmt::format("iff features.{}", f.feature);
   }
   return "?";
 }
@@ -61,9 +64,10 @@ fails when this file and the tables differ.
     const std::string_view s = dot == std::string_view::npos ? "" : f.path.substr(0, dot);
     if (s != section) {
       section = std::string(s);
-      out += fmt::format("\n### {}\n\n| key | value | presence | range | meaning |\n"
-                         "|---|---|---|---|---|\n",
-                         section.empty() ? "top level" : fmt::format("`{}`", section));
+      out += fmt::format(
+          "\n### {}\n\n| key | value | presence | range | meaning |\n"
+          "|---|---|---|---|---|\n",
+          section.empty() ? "top level" : fmt::format("`{}`", section));
     }
     out += fmt::format("| `{}` | {} | {} | {} | {} |\n", f.path,
                        escape_cell(kind_description(f.kind())), presence_text(f),

@@ -6,10 +6,11 @@
 // is named as such in the error.
 #include "hw/units.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 #include <span>
 
 namespace gemmsim {
@@ -20,21 +21,30 @@ struct UnitDef {
   double scale;  // to the SI base: bytes, Hz, bytes/s, seconds, cycles
 };
 
-constexpr std::array kByteUnits{
-    UnitDef{"B", 1.0},          UnitDef{"kB", 1e3},          UnitDef{"KB", 1e3},
-    UnitDef{"MB", 1e6},         UnitDef{"GB", 1e9},          UnitDef{"TB", 1e12},
-    UnitDef{"KiB", 1024.0},     UnitDef{"MiB", 1048576.0},   UnitDef{"GiB", 1073741824.0},
-    UnitDef{"TiB", 1099511627776.0}};
-constexpr std::array kFrequencyUnits{UnitDef{"Hz", 1.0}, UnitDef{"kHz", 1e3},
-                                     UnitDef{"MHz", 1e6}, UnitDef{"GHz", 1e9}};
-constexpr std::array kBandwidthUnits{
-    UnitDef{"B/s", 1.0},        UnitDef{"kB/s", 1e3},        UnitDef{"KB/s", 1e3},
-    UnitDef{"MB/s", 1e6},       UnitDef{"GB/s", 1e9},        UnitDef{"TB/s", 1e12},
-    UnitDef{"KiB/s", 1024.0},   UnitDef{"MiB/s", 1048576.0}, UnitDef{"GiB/s", 1073741824.0},
-    UnitDef{"TiB/s", 1099511627776.0}};
-constexpr std::array kDurationUnits{UnitDef{"s", 1.0}, UnitDef{"ms", 1e-3}, UnitDef{"us", 1e-6},
-                                    UnitDef{"µs", 1e-6}, UnitDef{"ns", 1e-9},
-                                    UnitDef{"ps", 1e-12}};
+constexpr std::array kByteUnits{UnitDef{"B", 1.0},
+                                UnitDef{"kB", 1e3},
+                                UnitDef{"KB", 1e3},
+                                UnitDef{"MB", 1e6},
+                                UnitDef{"GB", 1e9},
+                                UnitDef{"TB", 1e12},
+                                UnitDef{"KiB", 1024.0},
+                                UnitDef{"MiB", 1048576.0},
+                                UnitDef{"GiB", 1073741824.0},
+                                UnitDef{"TiB", 1099511627776.0}};
+constexpr std::array kFrequencyUnits{UnitDef{"Hz", 1.0}, UnitDef{"kHz", 1e3}, UnitDef{"MHz", 1e6},
+                                     UnitDef{"GHz", 1e9}};
+constexpr std::array kBandwidthUnits{UnitDef{"B/s", 1.0},
+                                     UnitDef{"kB/s", 1e3},
+                                     UnitDef{"KB/s", 1e3},
+                                     UnitDef{"MB/s", 1e6},
+                                     UnitDef{"GB/s", 1e9},
+                                     UnitDef{"TB/s", 1e12},
+                                     UnitDef{"KiB/s", 1024.0},
+                                     UnitDef{"MiB/s", 1048576.0},
+                                     UnitDef{"GiB/s", 1073741824.0},
+                                     UnitDef{"TiB/s", 1099511627776.0}};
+constexpr std::array kDurationUnits{UnitDef{"s", 1.0},   UnitDef{"ms", 1e-3}, UnitDef{"us", 1e-6},
+                                    UnitDef{"µs", 1e-6}, UnitDef{"ns", 1e-9}, UnitDef{"ps", 1e-12}};
 constexpr std::array kCycleUnits{UnitDef{"cycles", 1.0}, UnitDef{"cycle", 1.0}};
 // Units that are none of the above but that people write; named in the error.
 constexpr std::array kPerClockUnits{UnitDef{"B/clk", 1.0}, UnitDef{"B/cycle", 1.0},
@@ -96,7 +106,9 @@ double parse_quantity(std::string_view text, const UnitKind& kind) {
 
 // Decimal text of a double with ten significant digits ("1410", "1.5", "29.3"), so values
 // parsed from "1.41GHz" do not print as 1409.9999999999998.
-std::string number_text(double v) { return fmt::format("{:.10g}", v); }
+std::string number_text(double v) {
+  return fmt::format("{:.10g}", v);
+}
 
 }  // namespace
 
@@ -118,34 +130,39 @@ Bandwidth parse_bandwidth(std::string_view text) {
   return Bandwidth{parse_quantity(text, kBandwidth)};
 }
 
-Duration parse_duration(std::string_view text) { return Duration{parse_quantity(text, kDuration)}; }
+Duration parse_duration(std::string_view text) {
+  return Duration{parse_quantity(text, kDuration)};
+}
 
-Cycles parse_cycles(std::string_view text) { return Cycles{parse_quantity(text, kCycles)}; }
+Cycles parse_cycles(std::string_view text) {
+  return Cycles{parse_quantity(text, kCycles)};
+}
 
 std::string to_string(Bytes b) {
   // The largest unit that represents the value exactly, so the text parses back to it.
-  constexpr std::array<UnitDef, 8> order{UnitDef{"TiB", 1099511627776.0},
-                                         UnitDef{"TB", 1e12},
-                                         UnitDef{"GiB", 1073741824.0},
-                                         UnitDef{"GB", 1e9},
-                                         UnitDef{"MiB", 1048576.0},
-                                         UnitDef{"MB", 1e6},
-                                         UnitDef{"KiB", 1024.0},
-                                         UnitDef{"kB", 1e3}};
+  constexpr std::array<UnitDef, 8> order{UnitDef{"TiB", 1099511627776.0}, UnitDef{"TB", 1e12},
+                                         UnitDef{"GiB", 1073741824.0},    UnitDef{"GB", 1e9},
+                                         UnitDef{"MiB", 1048576.0},       UnitDef{"MB", 1e6},
+                                         UnitDef{"KiB", 1024.0},          UnitDef{"kB", 1e3}};
   for (const auto& u : order) {
     const auto scale = static_cast<std::uint64_t>(u.scale);
-    if (b.value != 0 && b.value % scale == 0)
-      return fmt::format("{}{}", b.value / scale, u.symbol);
+    if (b.value != 0 && b.value % scale == 0) return fmt::format("{}{}", b.value / scale, u.symbol);
   }
   return fmt::format("{}B", b.value);
 }
 
-std::string to_string(Frequency f) { return number_text(f.hz / 1e6) + "MHz"; }
-std::string to_string(Bandwidth b) { return number_text(b.bytes_per_s / 1e9) + "GB/s"; }
+std::string to_string(Frequency f) {
+  return number_text(f.hz / 1e6) + "MHz";
+}
+std::string to_string(Bandwidth b) {
+  return number_text(b.bytes_per_s / 1e9) + "GB/s";
+}
 std::string to_string(Duration d) {
   if (d.seconds != 0 && std::abs(d.seconds) < 1e-6) return number_text(d.seconds * 1e9) + "ns";
   return number_text(d.seconds * 1e6) + "us";
 }
-std::string to_string(Cycles c) { return number_text(c.value) + "cycles"; }
+std::string to_string(Cycles c) {
+  return number_text(c.value) + "cycles";
+}
 
 }  // namespace gemmsim

@@ -1,7 +1,8 @@
 // Malformed GPU descriptions (tests/data/bad_hw, one file per error class): each is rejected
 // with one message naming the file, the line and the key path, and what was expected.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "hw/loader.hpp"
@@ -30,7 +31,8 @@ constexpr BadFile kBadFiles[] = {
     {"bad_choice", 4, "arch", "one of volta|turing|ampere|ada|hopper"},
     {"inconsistent", 25, "sm.smem_per_block", "exceeds sm.smem_per_sm 164KiB"},
     {"illegal_mma_shape", 39, "tensor.f16.mma", "expected one of: m16n8k8, m16n8k16"},
-    {"bad_dtype", 37, "tensor.fp16", "unknown tensor data type 'fp16'; expected one of: bf16, f16, tf32"},
+    {"bad_dtype", 37, "tensor.fp16",
+     "unknown tensor data type 'fp16'; expected one of: bf16, f16, tf32"},
     {"syntax_error", 77, "l2.hit_latency", "YAML syntax error"},
     {"duplicate_key", 8, "sm_count", "duplicate key (first given at line 6)"},
     {"tma_without_flag", 100, "async.tma_latency", "only allowed when features.tma is true"},
@@ -75,9 +77,9 @@ TEST_CASE("Every malformed file in tests/data/bad_hw has an expected message", "
   CHECK(in_table.size() >= 10);
 }
 
-#define BAD_FILE_TEST(name)                                                                 \
+#define BAD_FILE_TEST(name)                                                             \
   TEST_CASE("A malformed GPU file names its file, line and key: " #name, "[hw][bad]") { \
-    check_bad_file(#name);                                                                  \
+    check_bad_file(#name);                                                              \
   }
 BAD_FILE_TEST(unknown_key)
 BAD_FILE_TEST(wrong_type)

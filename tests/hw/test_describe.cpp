@@ -1,7 +1,8 @@
 // `gemmsim hw show`: the resolved description as text and JSON, and hw/SCHEMA.md, all from the
 // schema table.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 
 #include "hw/describe.hpp"
 #include "hw/loader.hpp"
@@ -39,11 +40,11 @@ TEST_CASE("The JSON description holds every field with its unit in the key, and 
   for (const auto& f : gpu_schema()) {
     if (f.per_tensor_dtype()) continue;
     const auto dot = f.path.find('.');
-    const auto& section = dot == std::string_view::npos ? a100 : a100[std::string(f.path.substr(0, dot))];
+    const auto& section =
+        dot == std::string_view::npos ? a100 : a100[std::string(f.path.substr(0, dot))];
     const std::string leaf(dot == std::string_view::npos ? f.path : f.path.substr(dot + 1));
     bool found = false;
-    for (const auto& [k, v] : section.items())
-      found |= k == leaf || k.starts_with(leaf + "_");
+    for (const auto& [k, v] : section.items()) found |= k == leaf || k.starts_with(leaf + "_");
     INFO(f.path);
     CHECK(found);
     ++leaves;
@@ -59,9 +60,9 @@ TEST_CASE("The text description shows every field and the derived peaks", "[hw][
     INFO(f.path);
     CHECK(text.find(fmt::format("  {} ", leaf)) != std::string::npos);
   }
-  for (const auto* s : {"tensor.bf16", "derived peaks", "66.9 TFLOPS", "989.4 TFLOPS",
-                        "3352 GB/s peak, 2960 GB/s sustained", "128 B/clk per SM", "50MiB",
-                        "1980MHz"})
+  for (const auto* s :
+       {"tensor.bf16", "derived peaks", "66.9 TFLOPS", "989.4 TFLOPS",
+        "3352 GB/s peak, 2960 GB/s sustained", "128 B/clk per SM", "50MiB", "1980MHz"})
     CHECK(text.find(s) != std::string::npos);
 }
 
@@ -80,8 +81,8 @@ TEST_CASE("Every schema field has a kind, and a range where its kind has one", "
   for (const auto& f : gpu_schema()) {
     INFO(f.path);
     const auto k = f.kind();
-    const bool ranged = k != FieldKind::Bool && k != FieldKind::String &&
-                        k != FieldKind::Shape && k != FieldKind::OptionalShape;
+    const bool ranged = k != FieldKind::Bool && k != FieldKind::String && k != FieldKind::Shape &&
+                        k != FieldKind::OptionalShape;
     if (ranged) CHECK(f.min <= f.max);
     if (ranged) CHECK(f.max > 0);
     if (f.presence == Presence::WithFeature)

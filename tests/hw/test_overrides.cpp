@@ -1,6 +1,7 @@
 // `--set key.path=value`: overrides any field before validation, checked like the file.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 #include <map>
 
 #include "hw/describe.hpp"
@@ -54,8 +55,8 @@ TEST_CASE("An override changes exactly the named field and is validated", "[hw][
       {"sm_count=200", "sm_count", 200},
       {"dram.sustained=3.1TB/s", "dram.sustained_gbs", 3100.0},
       {"clocks.sustained=1.755GHz", "clocks.sustained_mhz", 1755.0},
-      {"tensor.bf16.mma_sync_fma_per_clk_per_sm=2048",
-       "tensor.bf16.mma_sync_fma_per_clk_per_sm", 2048.0},
+      {"tensor.bf16.mma_sync_fma_per_clk_per_sm=2048", "tensor.bf16.mma_sync_fma_per_clk_per_sm",
+       2048.0},
       {"tensor.f16.mma_sync_latency=33cycles", "tensor.f16.mma_sync_latency_cycles", 33.0},
       {"sm.smem_carveouts=[0KiB, 100KiB, 228KiB]", "sm.smem_carveouts_bytes",
        nlohmann::json::array({0, 100 * 1024, 228 * 1024})},

@@ -1,6 +1,7 @@
 // `--hw <name or path>`: bare names resolve against configs/hw, anything else is a path.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 
 #include "hw/loader.hpp"
 #include "hw_test_paths.hpp"
@@ -23,8 +24,8 @@ TEST_CASE("An unknown GPU name is an error listing the known ones", "[hw][resolv
   for (const auto name : test::kShippedGpus)
     CHECK(std::find(known.begin(), known.end(), name) != known.end());
   CHECK(std::is_sorted(known.begin(), known.end()));
-  CHECK_THROWS_WITH(resolve_gpu_path("a999"),
-                    Contains("unknown GPU 'a999'") && Contains("a100, a6000, h100, h200, t4, v100"));
+  CHECK_THROWS_WITH(resolve_gpu_path("a999"), Contains("unknown GPU 'a999'") &&
+                                                  Contains("a100, a6000, h100, h200, t4, v100"));
   CHECK_THROWS_AS(load_gpu("no/such/dir/gpu.yaml"), HwError);
   CHECK_THROWS_AS(load_gpu(""), HwError);
 }

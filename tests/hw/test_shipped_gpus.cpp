@@ -1,7 +1,8 @@
 // The six shipped GPU descriptions: they load, their peaks match the vendors' datasheets, and
 // every value says where it comes from.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 #include <functional>
 #include <map>
 #include <regex>
@@ -51,7 +52,9 @@ struct Datasheet {
   std::function<double(const Peaks&)> derived;
 };
 
-double tensor(const Peaks& p, DType t) { return p.tensor_tflops.at(t); }
+double tensor(const Peaks& p, DType t) {
+  return p.tensor_tflops.at(t);
+}
 
 }  // namespace
 
@@ -177,18 +180,22 @@ TEST_CASE("Every value in a shipped GPU file cites its source in a comment", "[h
   }
 }
 
-TEST_CASE("H100 values awaiting our microbenchmarks are marked TODO(microbench)",
-          "[hw][shipped]") {
+TEST_CASE("H100 values awaiting our microbenchmarks are marked TODO(microbench)", "[hw][shipped]") {
   const auto lines = value_lines(test::read_file(test::source_path("configs/hw/h100.yaml")));
   std::map<std::string, std::string> by_path;
   for (const auto& v : lines) by_path[v.path] = v.text;
-  const std::vector<std::string> awaiting{
-      "launch_overhead",    "tensor.f16.mma_sync_fma_per_clk_per_sm",
-      "tensor.f16.mma_sync_latency", "tensor.bf16.mma_sync_fma_per_clk_per_sm",
-      "tensor.bf16.mma_sync_latency", "tensor.tf32.mma_sync_fma_per_clk_per_sm",
-      "tensor.tf32.mma_sync_latency", "l2.bandwidth",
-      "l2.hit_latency",     "dram.sustained",
-      "dram.latency",       "smem.load_latency"};
+  const std::vector<std::string> awaiting{"launch_overhead",
+                                          "tensor.f16.mma_sync_fma_per_clk_per_sm",
+                                          "tensor.f16.mma_sync_latency",
+                                          "tensor.bf16.mma_sync_fma_per_clk_per_sm",
+                                          "tensor.bf16.mma_sync_latency",
+                                          "tensor.tf32.mma_sync_fma_per_clk_per_sm",
+                                          "tensor.tf32.mma_sync_latency",
+                                          "l2.bandwidth",
+                                          "l2.hit_latency",
+                                          "dram.sustained",
+                                          "dram.latency",
+                                          "smem.load_latency"};
   for (const auto& path : awaiting) {
     INFO(path);
     REQUIRE(by_path.count(path));

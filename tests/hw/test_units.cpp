@@ -53,16 +53,16 @@ TEST_CASE("A unit of the wrong kind is rejected and its kind named", "[hw][units
   const auto bytes = +[](std::string_view t) { parse_bytes(t); };
   const auto freq = +[](std::string_view t) { parse_frequency(t); };
   const auto bandwidth = +[](std::string_view t) { parse_bandwidth(t); };
-  CHECK_THAT(unit_error(bytes, "1555GB/s"), Contains("'GB/s' is the unit of a bandwidth") &&
-                                                Contains("expected a size in bytes"));
+  CHECK_THAT(unit_error(bytes, "1555GB/s"),
+             Contains("'GB/s' is the unit of a bandwidth") && Contains("expected a size in bytes"));
   CHECK_THAT(unit_error(freq, "5ns"), Contains("'ns' is the unit of a duration"));
   CHECK_THAT(unit_error(bandwidth, "128B/clk"), Contains("per-clock rate"));
   CHECK_THAT(unit_error(bandwidth, "40MiB"), Contains("'MiB' is the unit of a size in bytes"));
 }
 
 TEST_CASE("A printed quantity parses back to the same value", "[hw][units]") {
-  for (const auto b : {Bytes{0}, Bytes{128}, Bytes{1536}, Bytes{40ull << 20}, Bytes{141'000'000'000ull},
-                       Bytes{52428800}, Bytes{1234567}})
+  for (const auto b : {Bytes{0}, Bytes{128}, Bytes{1536}, Bytes{40ull << 20},
+                       Bytes{141'000'000'000ull}, Bytes{52428800}, Bytes{1234567}})
     CHECK(parse_bytes(to_string(b)) == b);
   CHECK(to_string(Bytes{40ull << 20}) == "40MiB");
   CHECK(to_string(parse_frequency("1.41GHz")) == "1410MHz");
