@@ -37,7 +37,7 @@ struct TensorSpec {
 };
 
 struct ClockSpec {
-  Frequency base;
+  Frequency base;  // 0 Hz when no source gives it (optional in the YAML)
   Frequency boost;
   Frequency sustained;  // clock used for timing predictions
   Frequency tensor_spec;  // clock the vendor's tensor TFLOPS assume (may equal boost)
@@ -61,6 +61,7 @@ struct SmSpec {
   Cycles cta_launch_latency;     // CTA retires -> next CTA's warps issue on that SM
   int sub_partitions = 4;        // warp schedulers per SM
   int issue_per_clk = 1;         // warp-instructions issued per scheduler per clock
+  int max_cluster_ctas = 0;      // largest portable thread-block cluster (0: no clusters)
 };
 
 struct SharedMemSpec {
@@ -76,8 +77,9 @@ struct CacheSpec {
   Bytes size;
   Bytes line{128};
   Bytes sector{32};
-  int associativity = 0;
+  int associativity = 0;  // 0: fully associative (no source gives the L1's)
   Cycles hit_latency;
+  double bytes_per_clk = 0;  // data bytes the cache returns per SM clock (per SM)
 };
 
 struct L2Spec {
@@ -96,9 +98,11 @@ struct DramSpec {
   std::string type;       // "HBM3", "GDDR6", ...
   int channels = 0;
   int bus_width_bits = 0;
+  int transfers_per_clk = 2;  // data transfers per pin per memory-clock cycle
+  Bytes capacity;
   Bandwidth peak;         // datasheet
   Bandwidth sustained;    // measured streaming bandwidth (the model's ceiling)
-  Cycles latency;         // added to an L2 miss, in SM cycles
+  Cycles latency;         // added to an L2 miss, in SM cycles (DRAM load-to-use minus l2.hit_latency)
   Bytes interleave{256};  // address interleaving granularity across channels
 };
 
@@ -139,6 +143,9 @@ struct GpuSpec {
   Features features;
   AsyncSpec async;
   Duration launch_overhead;  // host launch to first CTA start, back-to-back launches
+  // Implausible but legal combinations found while loading (e.g. dram.sustained above
+  // dram.peak after an override), each naming file, line and key: for the CLI to print.
+  std::vector<std::string> warnings;
 
   bool supports(DType t) const { return t == DType::F32 || tensor.count(t) != 0; }
 };

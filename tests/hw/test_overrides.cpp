@@ -1,0 +1,133 @@
+// `--set key.path=value`: overrides any field before validation, checked like the file.
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "hw/describe.hpp"
+#include "hw/loader.hpp"
+#include "hw/peaks.hpp"
+#include "hw_test_paths.hpp"
+
+using namespace gemmsim;
+
+namespace {
+
+// JSON leaves as "a.b.c" -> value, without the derived peaks.
+void flatten(const nlohmann::json& j, const std::string& prefix,
+             std::map<std::string, nlohmann::json>& out) {
+  if (j.is_object() && !j.empty()) {
+    for (const auto& [k, v] : j.items())
+      if (!(prefix.empty() && (k == "peaks" || k == "warnings")))
+        flatten(v, prefix.empty() ? k : prefix + "." + k, out);
+    return;
+  }
+  out[prefix] = j;
+}
+
+std::map<std::string, nlohmann::json> fields(const GpuSpec& gpu) {
+  std::map<std::string, nlohmann::json> out;
+  flatten(describe_json(gpu), "", out);
+  return out;
+}
+
+// The JSON leaves whose values differ.
+std::map<std::string, nlohmann::json> changed(const GpuSpec& before, const GpuSpec& after) {
+  const auto a = fields(before), b = fields(after);
+  REQUIRE(a.size() == b.size());
+  std::map<std::string, nlohmann::json> diff;
+  for (const auto& [k, v] : b)
+    if (a.at(k) != v) diff[k] = v;
+  return diff;
+}
+
+}  // namespace
+
+TEST_CASE("An override changes exactly the named field and is validated", "[hw][set]") {
+  const GpuSpec base = load_gpu("h100");
+  struct Case {
+    std::string override_text;
+    std::string json_leaf;
+    nlohmann::json value;
+  };
+  const std::vector<Case> cases{
+      {"l2.size=80MiB", "l2.size_bytes", 80ull << 20},
+      {"sm_count=200", "sm_count", 200},
+      {"dram.sustained=3.1TB/s", "dram.sustained_gbs", 3100.0},
+      {"clocks.sustained=1.755GHz", "clocks.sustained_mhz", 1755.0},
+      {"tensor.bf16.mma_sync_fma_per_clk_per_sm=2048", "tensor.bf16.mma_sync_fma_per_clk_per_sm",
+       2048.0},
+      {"tensor.f16.mma_sync_latency=33cycles", "tensor.f16.mma_sync_latency_cycles", 33.0},
+      {"sm.smem_carveouts=[0KiB, 100KiB, 228KiB]", "sm.smem_carveouts_bytes",
+       nlohmann::json::array({0, 100 * 1024, 228 * 1024})},
+  };
+  for (const auto& c : cases) {
+    INFO(c.override_text);
+    const GpuSpec gpu = load_gpu("h100", {c.override_text});
+    const auto diff = changed(base, gpu);
+    REQUIRE(diff.size() == 1);
+    CHECK(diff.begin()->first == c.json_leaf);
+    CHECK(diff.begin()->second == c.value);
+    CHECK(gpu.warnings.empty());
+  }
+}
+
+TEST_CASE("An override is applied before validation", "[hw][set]") {
+  // A file missing a field loads once an override supplies it: overrides are part of the
+  // description that is validated, not patches applied afterwards.
+  const auto missing = test::source_path("tests/data/bad_hw/missing_field.yaml").string();
+  CHECK_THROWS_AS(load_gpu(missing), HwError);
+  const GpuSpec gpu = load_gpu(missing, {"l2.hit_latency=200cycles"});
+  CHECK(gpu.l2.hit_latency.value == 200);
+  // Later overrides of the same key win.
+  CHECK(load_gpu("a100", {"sm_count=100", "sm_count=90"}).sm_count == 90);
+}
+
+TEST_CASE("An override switching a feature off drops the fields it gates", "[hw][set]") {
+  const GpuSpec base = load_gpu("h100");
+  const GpuSpec gpu = load_gpu("h100", {"features.clusters=false"});
+  CHECK_FALSE(gpu.features.clusters);
+  CHECK(gpu.sm.max_cluster_ctas == 0);
+  const auto diff = changed(base, gpu);
+  CHECK(diff.size() == 2);
+  CHECK(diff.count("features.clusters"));
+  CHECK(diff.count("sm.max_cluster_ctas"));
+  // Giving a gated field by override while switching its feature off is contradictory.
+  CHECK_THROWS_WITH(load_gpu("h100", {"features.tma=false", "async.tma_latency=300cycles"}),
+                    Catch::Matchers::Contains("async.tma_latency: only allowed when features.tma "
+                                              "is true"));
+  // Switching a feature on needs its fields, and a GPU that has it.
+  CHECK_THROWS_WITH(load_gpu("a100", {"features.tma=true"}),
+                    Catch::Matchers::Contains("required because features.tma is true"));
+  CHECK_THROWS_WITH(load_gpu("a100", {"features.tma=true", "async.tma_latency=369cycles",
+                                      "async.tma_bandwidth=200GB/s"}),
+                    Catch::Matchers::Contains("features.tma: needs compute_capability >= 90"));
+}
+
+TEST_CASE("An implausible but modelable override loads with a warning naming it", "[hw][set]") {
+  // What-if studies: a DRAM faster than the datasheet, a clock above boost.
+  const GpuSpec gpu = load_gpu("h100", {"dram.sustained=5TB/s", "clocks.sustained=2.2GHz"});
+  CHECK(gpu.dram.sustained.bytes_per_s == Approx(5e12));
+  REQUIRE(gpu.warnings.size() == 2);
+  const std::string h100 = test::source_path("configs/hw/h100.yaml").string();
+  CHECK(gpu.warnings[0].starts_with(
+      fmt::format("{}: --set clocks.sustained=2.2GHz: clocks.sustained: warning:", h100)));
+  CHECK(gpu.warnings[1].starts_with(
+      fmt::format("{}: --set dram.sustained=5TB/s: dram.sustained: warning:", h100)));
+  CHECK(derive_peaks(gpu).dram_sustained_gbs == Approx(5000));
+}
+
+TEST_CASE("The brief's what-if overrides load on every shipped GPU", "[hw][set]") {
+  for (const auto name : test::kShippedGpus) {
+    INFO(name);
+    const GpuSpec gpu = load_gpu(name, {"l2.size=80MiB", "sm_count=200", "dram.sustained=5TB/s"});
+    CHECK(gpu.l2.size.value == 80ull << 20);
+    CHECK(gpu.sm_count == 200);
+    CHECK(gpu.dram.sustained.bytes_per_s == Approx(5e12));
+    // 5 TB/s is above every shipped GPU's datasheet peak; the A6000's 12 L2 slices do not
+    // split 80 MiB into whole lines. Both load, with a warning.
+    for (const auto& w : gpu.warnings)
+      CHECK((w.find("dram.sustained: warning") != std::string::npos ||
+             (name == "a6000" && w.find("l2.size: warning") != std::string::npos)));
+  }
+}
