@@ -102,6 +102,9 @@ std::vector<FieldSpec> build_schema() {
       required("sm.smem_carveouts", GPU_FIELD(sm.smem_carveouts), 0, 16 * MiB,
                "Shared-memory capacities per SM the driver can configure, ascending; the rest "
                "of l1_smem_unified is L1."),
+      required("sm.cta_launch_latency", GPU_FIELD(sm.cta_launch_latency), 0, 100000,
+               "From the last warp of a CTA exiting to the first warp of the next CTA issuing "
+               "on that SM."),
       required("sm.sub_partitions", GPU_FIELD(sm.sub_partitions), 1, 8,
                "SM sub-partitions, each with one warp scheduler."),
       required("sm.issue_per_clk", GPU_FIELD(sm.issue_per_clk), 1, 4,
