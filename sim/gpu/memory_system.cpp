@@ -1,0 +1,556 @@
+// The global-memory path: per-SM L1, SM ports, sliced sectored L2 and DRAM channels.
+//
+// Why the model is built this way:
+//  * Reservation at issue time. Every server (SM port, slice, channel) is reserved at `now`,
+//    which callers issue in non-decreasing order, so a scalar "free at" time per server is an
+//    exact FIFO and its throughput can never exceed its bandwidth. Reserving each stage at the
+//    time the request would reach it instead (tandem queues) would present requests to a
+//    server out of time order (an L2 hit returns before an earlier DRAM miss), and a scalar
+//    free time would then make the hit wait behind the miss. The price of reserving all stages
+//    at `now` is that queueing delays along the path are combined by max, not summed: the
+//    bottleneck's delay is exact, a second, lesser backlog on the same path is hidden.
+//  * Completion = max(finish of every server used) + the unloaded latency of the path. The
+//    configured latencies are measured load-to-use latencies of single accesses, so they
+//    already include the interconnect; the service time added on top is the serialization of
+//    this request's bytes at its narrowest server.
+//  * Fractional times: server free times are doubles in picoseconds (bandwidths are not whole
+//    bytes per picosecond); completions are rounded up to whole picoseconds, so rounding can
+//    only make the model slower, never faster than its bandwidths.
+//  * In-flight fills: a filled sector's ready time is stored in "near partition" time (the
+//    time a near SM would have the data) so a far SM merging with it adds far_extra_latency,
+//    and vice versa.
+//  * The L1 is sized from l1.size (the caller picks the carveout) and indexed like the L2
+//    sets (BucketHash). It has no bandwidth server here: L1 data bandwidth is shared with
+//    shared memory and belongs to the SM's LSU/MIO pipe model.
+#include "sim/gpu/memory_system.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "sim/gpu/cache.hpp"
+
+namespace gemmsim::sim {
+namespace {
+
+// A bandwidth server reserved in issue order: busy from max(now, free) for bytes / bandwidth.
+struct Server {
+  double free_ps = 0;
+  double ps_per_byte = 0;
+  double reserve(double now_ps, double bytes, double& busy_ps) {
+    const double service = bytes * ps_per_byte;
+    free_ps = std::max(now_ps, free_ps) + service;
+    busy_ps += service;
+    return free_ps;
+  }
+};
+
+// Rounds up to whole picoseconds (std::ceil is a library call without SSE4.1).
+Tick ceil_tick(double ps) {
+  const auto t = static_cast<Tick>(ps);  // truncates; times are never negative
+  return double(t) < ps ? t + 1 : t;
+}
+
+// Sector masks are 8 bits; std::popcount would be a library call without -mpopcnt.
+constexpr std::array<std::uint8_t, 256> kPopcount = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (unsigned i = 0; i < 256; ++i) t[i] = static_cast<std::uint8_t>(std::popcount(i));
+  return t;
+}();
+int popcount(unsigned mask) { return kPopcount[mask & 0xffu]; }
+
+[[noreturn]] void bad(const std::string& what) {
+  throw std::invalid_argument("MemorySystem: " + what);
+}
+
+bool is_pow2(std::uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+enum class L2Kind { Read, Write, Atomic };
+
+}  // namespace
+
+struct MemorySystem::Impl {
+  Impl(const GpuSpec& gpu, const ClockDomain& clock, const MemorySystemOptions& opt);
+
+  Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now);
+  Tick write_back_dirty(Tick now);
+
+  // ---- geometry ----
+  int sm_count = 0;
+  int line_shift = 0, sector_shift = 0;
+  std::uint32_t sector_bytes = 0, sectors_per_line = 0;
+  std::uint64_t sector_full_bytes = 0;  // byte-coverage mask of a whole sector
+
+  bool l1_enabled = false;
+  std::uint32_t l1_sets_per_sm = 0;
+  BucketHash l1_hash;
+  SectoredCache l1;
+
+  std::uint32_t slices = 0, sets_per_slice = 0, partitions = 1;
+  std::vector<std::uint8_t> slice_is_far;  // [sm * slices + slice]: slice outside sm's partition
+  BucketHash slice_hash, set_hash;
+  SectoredCache32 l2;  // tag: the line number divided by slices, then by sets per slice
+  std::uint64_t max_line = 0;  // beyond it the 32-bit L2 tag would overflow
+
+  FastDivider lines_per_chunk;  // DRAM interleave, in lines
+  BucketHash channel_hash;
+
+  // ---- time ----
+  Tick l1_hit = 0, l2_hit = 0, far_extra = 0, dram_extra = 0;
+  std::vector<Server> ports, slice_servers, channels;
+  double l2_busy_ps = 0, dram_busy_ps = 0, port_busy_ps = 0;
+  Tick last_now = 0;
+
+  mutable MemoryCounters counters;
+
+  // ---- the request being served ----
+  int sm_ = 0;
+  MemOp op_ = MemOp::Load;
+  Tick now_ = 0;
+  static constexpr int kPending = 64;  // lines coalesced per batch before they are served
+  int pending = 0;
+  std::uint64_t pending_max_line = 0;
+  Tick done_ = 0;  // latest completion of the lines served so far
+  std::array<std::uint64_t, kPending> pend_line{};
+  std::array<std::uint32_t, kPending> pend_mask{};  // 32-bit: byte stores would alias members
+  std::array<std::array<std::uint64_t, SectoredCache::kMaxSectors>, kPending> pend_cover{};
+  std::array<std::uint32_t, kPending> pend_l1_set{}, pend_l2_set{}, pend_slice{}, pend_l2_tag{};
+
+  int entry(std::uint64_t line);  // the pending entry of `line`, made if needed
+  void add_store_bytes(int idx, std::uint64_t line, std::uint64_t lo, std::uint64_t hi);
+  void flush();  // serves the pending lines, folding their completion into done_
+  Tick serve_load(int i);
+  Tick serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
+                std::array<Tick, SectoredCache::kMaxSectors>& times);
+  // Slice, global set (slice * sets_per_slice + set in slice) and tag of a line: the slice
+  // hash splits the line into (slice, rest), the set hash splits rest into (set, tag).
+  struct L2Place {
+    std::uint32_t slice, set, tag;
+  };
+  L2Place l2_place(std::uint64_t line) const {
+    const auto s = slice_hash.split(line);
+    const auto t = set_hash.split(s.rest);
+    return {s.bucket, s.bucket * sets_per_slice + t.bucket, static_cast<std::uint32_t>(t.rest)};
+  }
+  std::uint64_t l2_line(std::uint32_t set, std::uint32_t tag) const {
+    const std::uint32_t slice = set / sets_per_slice;
+    return slice_hash.join(slice, set_hash.join(set - slice * sets_per_slice, tag));
+  }
+  std::uint32_t channel_of_line(std::uint64_t line) const {
+    return channel_hash.bucket(lines_per_chunk.quotient(line));
+  }
+  void write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty);
+};
+
+MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
+                         const MemorySystemOptions& opt) {
+  sm_count = gpu.sm_count;
+  if (sm_count <= 0) bad("sm_count must be >= 1");
+
+  // Line and sector geometry (L1 and L2 share it on every NVIDIA GPU since Volta).
+  const std::uint64_t line = gpu.l2.line.value, sector = gpu.l2.sector.value;
+  if (!is_pow2(line) || !is_pow2(sector) || sector > line || sector > 64 ||
+      line / sector > SectoredCache::kMaxSectors) {
+    bad("l2.line and l2.sector must be powers of two with sector <= 64 B and at most 8 sectors "
+        "per line (line " + std::to_string(line) + ", sector " + std::to_string(sector) + ")");
+  }
+  line_shift = std::countr_zero(line);
+  sector_shift = std::countr_zero(sector);
+  sector_bytes = static_cast<std::uint32_t>(sector);
+  sectors_per_line = static_cast<std::uint32_t>(line / sector);
+  sector_full_bytes = sector == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << sector) - 1;
+
+  // L1, one per SM, stored as one cache with sm_count x sets_per_sm sets.
+  l1_enabled = gpu.l1.size.value > 0;
+  if (l1_enabled) {
+    if (gpu.l1.line.value != line || gpu.l1.sector.value != sector) {
+      bad("l1.line/l1.sector must equal l2.line/l2.sector");
+    }
+    if (gpu.l1.associativity <= 0) bad("l1.associativity must be >= 1");
+    const std::uint64_t sets = gpu.l1.size.value / (line * std::uint64_t(gpu.l1.associativity));
+    if (sets == 0 || sets > FastDivider::kMaxDivisor) {
+      bad("l1.size / (l1.line * l1.associativity) must be in [1, 2^20)");
+    }
+    l1_sets_per_sm = static_cast<std::uint32_t>(sets);
+    l1_hash = BucketHash(l1_sets_per_sm, 0x4c31);
+    l1 = SectoredCache(l1_sets_per_sm * static_cast<std::uint32_t>(sm_count),
+                       static_cast<std::uint32_t>(gpu.l1.associativity), sectors_per_line);
+  }
+
+  // L2: `slices` slices of equal size, each with sets_per_slice sets.
+  if (gpu.l2.slices <= 0 || std::uint64_t(gpu.l2.slices) > FastDivider::kMaxDivisor) {
+    bad("l2.slices must be in [1, 2^20)");
+  }
+  if (gpu.l2.partitions <= 0) bad("l2.partitions must be >= 1");
+  if (gpu.l2.associativity <= 0) bad("l2.associativity must be >= 1");
+  slices = static_cast<std::uint32_t>(gpu.l2.slices);
+  partitions = static_cast<std::uint32_t>(gpu.l2.partitions);
+  const std::uint64_t l2_sets =
+      gpu.l2.size.value / (std::uint64_t(slices) * line * std::uint64_t(gpu.l2.associativity));
+  if (l2_sets == 0 || l2_sets > FastDivider::kMaxDivisor) {
+    bad("l2.size / (l2.slices * l2.line * l2.associativity) must be in [1, 2^20)");
+  }
+  sets_per_slice = static_cast<std::uint32_t>(l2_sets);
+  slice_hash = BucketHash(slices, 0x5311ce);
+  slice_is_far.resize(std::size_t(sm_count) * slices);
+  for (std::size_t sm = 0; sm < std::size_t(sm_count); ++sm) {
+    for (std::uint32_t sl = 0; sl < slices; ++sl) {
+      slice_is_far[sm * slices + sl] = (sl % partitions) != (sm % partitions);
+    }
+  }
+  set_hash = BucketHash(sets_per_slice, 0x5e7);
+  l2 = SectoredCache32(slices * sets_per_slice, static_cast<std::uint32_t>(gpu.l2.associativity),
+                       sectors_per_line);
+  const std::uint64_t l2_sets_total = std::uint64_t(slices) * sets_per_slice;
+  max_line = l2_sets_total >= 4096
+                 ? FastDivider::kMaxNumerator
+                 : std::min(FastDivider::kMaxNumerator,
+                            (std::uint64_t(SectoredCache32::kMaxTag) + 1) * l2_sets_total - 1);
+
+  // DRAM channels.
+  if (gpu.dram.channels <= 0 || std::uint64_t(gpu.dram.channels) > FastDivider::kMaxDivisor) {
+    bad("dram.channels must be in [1, 2^20)");
+  }
+  const std::uint64_t interleave = gpu.dram.interleave.value;
+  if (interleave == 0 || interleave % line != 0 || interleave / line > FastDivider::kMaxDivisor) {
+    bad("dram.interleave must be a multiple of l2.line");
+  }
+  lines_per_chunk = FastDivider(interleave / line);
+  channel_hash = BucketHash(static_cast<std::uint32_t>(gpu.dram.channels), 0xd7a3);
+
+  // Bandwidths, in the SM clock domain, turned into picoseconds per byte.
+  const Frequency f{clock.hz()};
+  const double period = clock.period_ps();
+  const double slice_bpc = gpu.l2.bandwidth.bytes_per_cycle(f) / slices;
+  const double chan_bpc = gpu.dram.sustained.bytes_per_cycle(f) / gpu.dram.channels;
+  if (!(slice_bpc > 0)) bad("l2.bandwidth must be > 0");
+  if (!(chan_bpc > 0)) bad("dram.sustained must be > 0");
+  if (!(opt.sm_port_bytes_per_clk > 0)) bad("sm_port_bytes_per_clk must be > 0");
+  ports.assign(std::size_t(sm_count), Server{0, period / opt.sm_port_bytes_per_clk});
+  slice_servers.assign(slices, Server{0, period / slice_bpc});
+  channels.assign(std::size_t(gpu.dram.channels), Server{0, period / chan_bpc});
+
+  l1_hit = clock.ticks(gpu.l1.hit_latency.value);
+  l2_hit = clock.ticks(gpu.l2.hit_latency.value);
+  far_extra = clock.ticks(gpu.l2.far_extra_latency.value);
+  dram_extra = clock.ticks(gpu.dram.latency.value);
+}
+
+int MemorySystem::Impl::entry(std::uint64_t line) {
+  // Warps usually walk lines in increasing order, so the common cases (same line as the last
+  // entry, or a line above all pending ones) need no search.
+  const int n = pending;
+  if (n > 0) {
+    if (pend_line[n - 1] == line) return n - 1;
+    if (line <= pending_max_line) {
+      for (int i = 0; i < n; ++i) {
+        if (pend_line[i] == line) return i;
+      }
+    }
+  }
+  if (n == kPending) flush();
+  const int idx = pending++;
+  pend_line[idx] = line;
+  pend_mask[idx] = 0;
+  if (op_ == MemOp::Store) pend_cover[idx].fill(0);
+  if (idx == 0 || line > pending_max_line) pending_max_line = line;
+  return idx;
+}
+
+void MemorySystem::Impl::add_store_bytes(int idx, std::uint64_t line, std::uint64_t lo,
+                                         std::uint64_t hi) {
+  // Byte coverage per sector, to tell whole-sector writes (no fetch needed) from partial.
+  const std::uint64_t base = line << line_shift;
+  const unsigned s0 = static_cast<unsigned>((lo - base) >> sector_shift);
+  const unsigned s1 = static_cast<unsigned>((hi - 1 - base) >> sector_shift);
+  for (unsigned s = s0; s <= s1; ++s) {
+    const std::uint64_t sb = base + (std::uint64_t(s) << sector_shift);
+    const std::uint64_t a = std::max(lo, sb), b = std::min(hi, sb + sector_bytes);
+    const std::uint64_t len = b - a;
+    const std::uint64_t bits = len >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+    pend_cover[idx][s] |= bits << (a - sb);
+  }
+}
+
+void MemorySystem::Impl::flush() {
+  // Locate every pending line first and start loading its sets' metadata, so that the host
+  // memory misses of the lines of one request overlap instead of following one another.
+  const bool use_l1 = op_ == MemOp::Load && l1_enabled;
+  for (int i = 0; i < pending; ++i) {
+    const L2Place p = l2_place(pend_line[i]);
+    pend_slice[i] = p.slice;
+    pend_l2_set[i] = p.set;
+    pend_l2_tag[i] = p.tag;
+    l2.prefetch(p.set);
+    if (use_l1) {
+      pend_l1_set[i] =
+          static_cast<std::uint32_t>(sm_) * l1_sets_per_sm + l1_hash.bucket(pend_line[i]);
+      l1.prefetch(pend_l1_set[i]);
+    }
+  }
+  std::array<Tick, SectoredCache::kMaxSectors> times{};
+  for (int i = 0; i < pending; ++i) {
+    const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
+    Tick t = now_;
+    switch (op_) {
+      case MemOp::Load:
+        t = serve_load(i);
+        break;
+      case MemOp::LoadBypassL1:
+        t = serve_l2(i, mask, 0, L2Kind::Read, times);
+        break;
+      case MemOp::Store: {
+        std::uint8_t full = 0;
+        for (unsigned s = 0; s < sectors_per_line; ++s) {
+          if ((pend_cover[i][s] & sector_full_bytes) == sector_full_bytes) {
+            full = static_cast<std::uint8_t>(full | (1u << s));
+          }
+        }
+        t = serve_l2(i, mask, full, L2Kind::Write, times);
+        break;
+      }
+      case MemOp::Atomic:
+        t = serve_l2(i, mask, 0, L2Kind::Atomic, times);
+        break;
+    }
+    done_ = std::max(done_, t);
+  }
+  pending = 0;
+}
+
+Tick MemorySystem::Impl::serve_load(int i) {
+  const std::uint64_t line = pend_line[i];
+  const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
+  std::array<Tick, SectoredCache::kMaxSectors> times{};
+  if (!l1_enabled) {
+    counters.l1_sector_misses += static_cast<std::uint64_t>(popcount(mask));
+    return serve_l2(i, mask, 0, L2Kind::Read, times);
+  }
+  const SectoredCache::Set set = l1.set(pend_l1_set[i]);
+  std::uint32_t way = set.find(line);
+  if (way == SectoredCache::kNone) {
+    way = set.victim();  // write-through: nothing to write back
+    set.install(way, line);
+  }
+  set.touch(way);
+  const std::uint8_t hits = mask & set.valid(way);
+  const std::uint8_t need = mask & static_cast<std::uint8_t>(~hits);
+  counters.l1_sector_hits += static_cast<std::uint64_t>(popcount(hits));
+  counters.l1_sector_misses += static_cast<std::uint64_t>(popcount(need));
+  const Tick now = now_;
+  Tick done = now;
+  if (hits) {
+    done = now + l1_hit;
+    // The per-sector ready times matter only while a fill may still be in flight.
+    if (set.ready_bound(way) > done) {
+      for (unsigned m = hits; m; m &= m - 1) {
+        done = std::max(done, set.ready(way, static_cast<std::uint32_t>(std::countr_zero(m))));
+      }
+    }
+  }
+  if (need) {
+    done = std::max(done, serve_l2(i, need, 0, L2Kind::Read, times));
+    for (unsigned m = need; m; m &= m - 1) {
+      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
+      set.set_ready(way, s, times[s]);
+    }
+    set.valid(way) |= need;
+  }
+  return done;
+}
+
+void MemorySystem::Impl::write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty) {
+  const std::uint64_t bytes = std::uint64_t(popcount(dirty)) * sector_bytes;
+  channels[channel_of_line(l2_line(set, tag))].reserve(double(now_), double(bytes),
+                                                      dram_busy_ps);
+  counters.dram_bytes_write += bytes;
+}
+
+Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
+                                  std::array<Tick, SectoredCache::kMaxSectors>& times) {
+  const std::uint32_t slice = pend_slice[i];
+  const std::uint32_t set_index = pend_l2_set[i];
+  const std::uint32_t tag = pend_l2_tag[i];
+  const int sm = sm_;
+  const Tick now_tick = now_;
+  const SectoredCache32::Set set = l2.set(set_index);
+  std::uint32_t way = set.find(tag);
+  if (way == SectoredCache32::kNone) {
+    way = set.victim();
+    if (set.occupied(way) && set.dirty(way)) write_back(set_index, set.tag(way), set.dirty(way));
+    set.install(way, tag);
+  }
+  set.touch(way);
+
+  const Tick far = slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
+  const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
+  const double bytes = double(n * sector_bytes);
+  const double now = double(now_tick);
+  counters.l2_bytes += n * sector_bytes;
+  const double f_port = ports[std::size_t(sm)].reserve(now, bytes, port_busy_ps);
+  // An atomic reads and writes the sector at the slice.
+  const double f_slice = slice_servers[slice].reserve(
+      now, kind == L2Kind::Atomic ? 2 * bytes : bytes, l2_busy_ps);
+  const Tick served = ceil_tick(std::max(f_port, f_slice));
+
+  const std::uint8_t valid = set.valid(way);
+  const std::uint8_t hits = need & valid;
+  const std::uint8_t misses = need & static_cast<std::uint8_t>(~valid);
+  counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
+  counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
+
+  if (kind == L2Kind::Write) {
+    // Accepted once the slice has taken the data. Whole sectors become valid without a fetch;
+    // partial ones only dirty (their other bytes are fetched if the sector is ever read).
+    const Tick done = served + l2_hit + far;
+    const std::uint8_t new_valid = full & static_cast<std::uint8_t>(~valid);
+    for (unsigned m = new_valid; m; m &= m - 1) {
+      set.set_ready(way, static_cast<std::uint32_t>(std::countr_zero(m)), done - far);
+    }
+    set.valid(way) |= full;
+    set.dirty(way) |= need;
+    for (unsigned m = need; m; m &= m - 1) times[std::size_t(std::countr_zero(m))] = done;
+    return done;
+  }
+
+  Tick done = now_tick;
+  const Tick hit_done = served + l2_hit + far;
+  if (hits) {
+    done = hit_done;
+    // A fill still in flight completes the hit when it arrives (ready times are stored in
+    // near-partition time). Only read them if the way's bound says one may be that late.
+    const bool maybe_in_flight = set.ready_bound(way) + far > hit_done;
+    for (unsigned m = hits; m; m &= m - 1) {
+      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
+      times[s] = maybe_in_flight ? std::max(hit_done, set.ready(way, s) + far) : hit_done;
+      done = std::max(done, times[s]);
+    }
+  }
+  if (misses) {
+    const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
+    counters.dram_bytes_read += miss_bytes;
+    const double f_chan = channels[channel_of_line(pend_line[i])].reserve(
+        now, double(miss_bytes), dram_busy_ps);
+    const Tick miss_done =
+        std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + far;
+    for (unsigned m = misses; m; m &= m - 1) {
+      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
+      times[s] = miss_done;
+      set.set_ready(way, s, miss_done - far);
+    }
+    set.valid(way) |= misses;
+    done = std::max(done, miss_done);
+  }
+  if (kind == L2Kind::Atomic) set.dirty(way) |= need;
+  return done;
+}
+
+Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segments, Tick now) {
+  if (sm < 0 || sm >= sm_count) {
+    throw std::out_of_range("MemorySystem::access: sm " + std::to_string(sm) + " outside [0, " +
+                            std::to_string(sm_count) + ")");
+  }
+  if (now < last_now) {
+    throw std::logic_error("MemorySystem::access: issue time went backwards (" +
+                           std::to_string(now) + " ps after " + std::to_string(last_now) +
+                           " ps)");
+  }
+  last_now = now;
+  sm_ = sm;
+  op_ = op;
+  now_ = now;
+  pending = 0;
+  done_ = now;
+  const int ls = line_shift, ss = sector_shift;
+  const std::uint64_t sector_index_mask = sectors_per_line - 1;
+  const bool store = op == MemOp::Store;
+  for (const Segment& seg : segments) {
+    if (seg.bytes == 0) continue;
+    const std::uint64_t end = seg.addr + seg.bytes;
+    const std::uint64_t first_line = seg.addr >> ls, last_line = (end - 1) >> ls;
+    if (last_line > max_line) {
+      throw std::out_of_range("MemorySystem::access: segment at " + std::to_string(seg.addr) +
+                              " ends beyond the modelled address space of " +
+                              std::to_string((max_line + 1) << ls) + " B");
+    }
+    for (std::uint64_t line = first_line; line <= last_line; ++line) {
+      // Sectors [s0, s1] of this line are touched.
+      const unsigned s0 =
+          line == first_line ? static_cast<unsigned>((seg.addr >> ss) & sector_index_mask) : 0;
+      const unsigned s1 = line == last_line
+                              ? static_cast<unsigned>(((end - 1) >> ss) & sector_index_mask)
+                              : sectors_per_line - 1;
+      const int idx = entry(line);
+      pend_mask[idx] |= ((2u << s1) - 1) & ~((1u << s0) - 1);
+      if (store) {
+        add_store_bytes(idx, line, std::max(seg.addr, line << ls),
+                        std::min(end, (line + 1) << ls));
+      }
+    }
+  }
+  flush();
+  return done_;
+}
+
+Tick MemorySystem::Impl::write_back_dirty(Tick now) {
+  if (now < last_now) throw std::logic_error("MemorySystem::write_back_dirty: time went backwards");
+  last_now = now;
+  now_ = now;
+  double done = double(now);
+  for (std::uint32_t index = 0; index < l2.sets(); ++index) {
+    const SectoredCache32::Set set = l2.set(index);
+    for (std::uint32_t way = 0; way < l2.ways(); ++way) {
+      if (!set.occupied(way) || !set.dirty(way)) continue;
+      const std::uint64_t bytes = std::uint64_t(popcount(set.dirty(way))) * sector_bytes;
+      done = std::max(done, channels[channel_of_line(l2_line(index, set.tag(way)))].reserve(
+                                double(now), double(bytes), dram_busy_ps));
+      counters.dram_bytes_write += bytes;
+      set.dirty(way) = 0;
+    }
+  }
+  return ceil_tick(done);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+MemorySystem::MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock)
+    : MemorySystem(gpu, sm_clock, MemorySystemOptions{}) {}
+
+MemorySystem::MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock,
+                           const MemorySystemOptions& opt)
+    : impl_(std::make_unique<Impl>(gpu, sm_clock, opt)) {}
+
+MemorySystem::~MemorySystem() = default;
+
+Tick MemorySystem::access(int sm, MemOp op, std::span<const Segment> segments, Tick now) {
+  return impl_->access(sm, op, segments, now);
+}
+
+const MemoryCounters& MemorySystem::counters() const {
+  impl_->counters.dram_busy = static_cast<Tick>(std::llround(impl_->dram_busy_ps));
+  impl_->counters.l2_busy = static_cast<Tick>(std::llround(impl_->l2_busy_ps));
+  return impl_->counters;
+}
+
+Tick MemorySystem::write_back_dirty(Tick now) { return impl_->write_back_dirty(now); }
+
+int MemorySystem::l2_slice(std::uint64_t addr) const {
+  return static_cast<int>(impl_->l2_place(addr >> impl_->line_shift).slice);
+}
+
+int MemorySystem::l2_partition(std::uint64_t addr) const {
+  return l2_slice(addr) % static_cast<int>(impl_->partitions);
+}
+
+int MemorySystem::near_partition(int sm) const {
+  return sm % static_cast<int>(impl_->partitions);
+}
+
+int MemorySystem::dram_channel(std::uint64_t addr) const {
+  return static_cast<int>(impl_->channel_of_line(addr >> impl_->line_shift));
+}
+
+}  // namespace gemmsim::sim

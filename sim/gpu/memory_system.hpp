@@ -9,6 +9,26 @@
 // (or already on its way, i.e. a fill in flight) hits, anything else misses and is filled
 // from DRAM; lines are evicted LRU and dirty lines are written back to DRAM when evicted.
 // Nothing here keeps per-cycle state, so an idle memory system costs nothing.
+//
+// Model decisions (the reasons are in memory_system.cpp):
+//  * Servers: a per-SM port between the SM and the L2 crossbar (reads and writes), one server
+//    per L2 slice (l2.bandwidth / l2.slices) and one per DRAM channel (dram.sustained /
+//    dram.channels). Each is reserved at the issue time `now` (so reservations arrive in
+//    order and a FIFO free-time is exact); a request's data is back at
+//    max(finish of every server it uses) + the unloaded latency of its path.
+//  * Latencies (SM cycles): L1 hit l1.hit_latency; L2 hit l2.hit_latency (+ far_extra_latency
+//    when the slice is in another partition than the SM); L2 miss adds dram.latency.
+//  * Sectors: 32-byte sectors are the unit of hit/miss, transfer and counting (as in Nsight
+//    Compute's lts__t_sector_* and l1tex__t_sector_* counters). A sector whose fill is still
+//    in flight hits and completes when the fill arrives (no extra DRAM traffic).
+//  * Addresses -> L1 set, L2 slice, L2 set and DRAM channel through BucketHash (cache.hpp):
+//    contiguous lines spread exactly evenly, power-of-two strides do not camp.
+//  * Writes: L1 is write-through without allocation; L2 is write-back and write-allocate
+//    without fetching (partially written sectors are kept as dirty bytes, fetched only if
+//    read); dirty sectors reach DRAM when their line is evicted or write_back_dirty() runs.
+//  * Atomics bypass L1 and are read-modify-written at the slice (the slice is charged for the
+//    read and the write); the sectors become dirty.
+//  * One access() call is one coalesced request: repeated sectors within a call count once.
 #pragma once
 
 #include <cstdint>
@@ -51,9 +71,23 @@ struct MemoryCounters {
   }
 };
 
+// Parameters of the model that GpuSpec does not (yet) carry.
+struct MemorySystemOptions {
+  // Bytes per SM clock that the link between one SM and the L2 crossbar carries, reads and
+  // writes together. 64 B/clk (two 32-byte sectors) is the L1TEX <-> L2 interface width
+  // usually quoted for Volta through Hopper; it is not in hardware.md, hence an option rather
+  // than a number derived from l2.bandwidth.
+  double sm_port_bytes_per_clk = 64;
+};
+
 class MemorySystem {
  public:
   MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock);
+  // Throws std::invalid_argument when the cache or DRAM geometry cannot be modelled (names the
+  // field): zero sizes or counts, line/sector not powers of two, more than 8 sectors per line,
+  // L1 and L2 line/sector sizes that differ, or dram.interleave not a multiple of l2.line.
+  // An l1.size of 0 models a GPU whose loads bypass L1 (every Load is an L1 miss).
+  MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock, const MemorySystemOptions& opt);
   ~MemorySystem();
   MemorySystem(const MemorySystem&) = delete;
   MemorySystem& operator=(const MemorySystem&) = delete;
@@ -61,9 +95,26 @@ class MemorySystem {
   // One warp instruction, or a batch of the same kind from one warp, issued by SM `sm` at
   // `now`. Returns the time the data is back in the SM (loads) or the write has been accepted
   // by L2 (stores, atomics).
+  // Segments touching the same sector are coalesced (within batches of up to 64 lines).
+  // Throws std::out_of_range for an unknown SM or an address beyond the modelled space
+  // (2^51 B on real GPU geometries; at least 2^48 B for any L2 of 512 sets or more), and
+  // std::logic_error if `now` is earlier than a previous call's.
   Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now);
 
   const MemoryCounters& counters() const;
+
+  // Writes every dirty L2 sector to DRAM at `now` (counted in dram_bytes_write) and leaves
+  // the lines clean and resident; returns when the last channel has absorbed the data.
+  // Nsight Compute's dram__bytes_write for a kernel does not include dirty lines still in L2
+  // when the kernel ends, so a prediction meant to match it should not call this; call it to
+  // account for the write-back (a following kernel, an L2 flush).
+  Tick write_back_dirty(Tick now);
+
+  // Where an address lives (deterministic; for tests, traces and the SM model's statistics).
+  int l2_slice(std::uint64_t addr) const;
+  int l2_partition(std::uint64_t addr) const;  // l2_slice(addr) % l2.partitions
+  int near_partition(int sm) const;            // sm % l2.partitions
+  int dram_channel(std::uint64_t addr) const;
 
  private:
   struct Impl;

@@ -1,0 +1,294 @@
+// Building blocks of the global-memory path: exact division by a run-time constant, the
+// balanced address hash that spreads lines over sets, slices and DRAM channels, and a flat
+// sectored set-associative tag store with LRU replacement.
+//
+// Contract: everything here is deterministic, allocates only at construction, and does no
+// timing; MemorySystem owns time and bandwidth. Hot-path members are inline.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/core/time.hpp"
+
+namespace gemmsim::sim {
+
+// q = n / d for a divisor fixed at construction, by one 64x64->128-bit multiply keeping the
+// high half (Granlund & Montgomery 1994, round-up variant): a hardware 64-bit divide costs
+// 25-40 cycles and the address path needs several per line. Exact for every n < 2^44 (line
+// numbers of a 2^51-byte address space) and 1 <= d < 2^20.
+class FastDivider {
+ public:
+  static constexpr int kNumeratorBits = 44;
+  static constexpr std::uint64_t kMaxNumerator = (std::uint64_t{1} << kNumeratorBits) - 1;
+  static constexpr std::uint64_t kMaxDivisor = (std::uint64_t{1} << 20) - 1;
+
+  FastDivider() : FastDivider(1) {}
+  explicit FastDivider(std::uint64_t divisor);
+
+  std::uint64_t divisor() const { return divisor_; }
+  std::uint64_t quotient(std::uint64_t n) const {
+    return static_cast<std::uint64_t>((static_cast<U128>(n) * magic_) >> 64) + (n & identity_);
+  }
+  std::uint64_t remainder(std::uint64_t n) const { return n - quotient(n) * divisor_; }
+
+ private:
+  __extension__ typedef unsigned __int128 U128;
+  std::uint64_t divisor_ = 1;
+  std::uint64_t magic_ = 0;     // ceil(2^64 / d); 0 for d = 1
+  std::uint64_t identity_ = 0;  // all ones for d = 1 (2^64 does not fit), else 0
+};
+
+// Maps a key (a line or an interleave-chunk number) to one of `buckets` buckets so that
+//  * every aligned run of `buckets` consecutive keys covers every bucket exactly once (a
+//    streaming access pattern loads all slices, sets or channels evenly, whatever the count:
+//    80 slices, 40 channels...), and
+//  * keys a multiple of `buckets` apart land in pseudo-random buckets (power-of-two strides,
+//    such as walking a column of a row-major matrix, do not camp on one bucket).
+// It does both by rotating the key's residue by a hash of its quotient:
+//   bucket = (key mod n + rotation(key div n)) mod n,   rest = key div n,
+// where rotation(q) is a 32-bit hash of q scaled to [0, n) by a multiply-shift. (bucket, rest) identifies the key uniquely, so a cache indexed by bucket and
+// then by rest (L2: slice, then set within the slice) partitions the address space exactly.
+// A plain XOR fold of address bits is only balanced when n is a power of two.
+class BucketHash {
+ public:
+  BucketHash() = default;
+  BucketHash(std::uint32_t buckets, std::uint64_t seed);
+
+  struct Split {
+    std::uint32_t bucket;
+    std::uint64_t rest;  // key / buckets
+  };
+  Split split(std::uint64_t key) const {
+    const std::uint64_t q = div_.quotient(key);
+    const std::uint64_t r = key - q * n_;
+    std::uint64_t b = r + rotation(q);
+    if (b >= n_) b -= n_;
+    return {static_cast<std::uint32_t>(b), q};
+  }
+  std::uint32_t bucket(std::uint64_t key) const { return split(key).bucket; }
+  // Inverse of split(): the key with this bucket and rest.
+  std::uint64_t join(std::uint32_t bucket, std::uint64_t rest) const {
+    return rest * n_ + (bucket + n_ - rotation(rest)) % n_;
+  }
+  std::uint32_t buckets() const { return static_cast<std::uint32_t>(n_); }
+
+  // In [0, n): a 32-bit hash of q scaled to [0, n) by a multiply-shift (no division).
+  std::uint64_t rotation(std::uint64_t q) const { return (mix(q ^ seed_) * n_) >> 32; }
+
+  // 64 -> 32-bit mixer (the murmur3 finalizer): every input bit affects the high output bits,
+  // which are the ones kept. (A single multiplicative hash is too regular: consecutive
+  // quotients get evenly spaced rotations, and strides then reuse few buckets.)
+  static std::uint64_t mix(std::uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x >> 32;
+  }
+
+ private:
+  FastDivider div_;
+  std::uint64_t n_ = 1;
+  std::uint64_t seed_ = 0;
+};
+
+// Zero-filled storage for a tag store: 64-byte aligned, on transparent huge pages where Linux
+// offers them (a hint: without them only speed differs).
+struct CacheStorage {
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  static std::unique_ptr<std::byte[], Free> allocate(std::size_t bytes);
+};
+
+// Tag store of a sectored set-associative cache: `sets` x `ways` lines of up to 8 sectors,
+// each line with a tag, sector valid and dirty masks, an LRU rank, and per sector the time
+// its data is (or will be) present, so that a fill still in flight is visible to later
+// requests (MSHR merge). Accessed through Set, a view of one set.
+//
+// The tag is whatever identifies a line within its set (the caller's choice): the L1 stores
+// the line number (64-bit), the L2 stores what is left of the line number once the slice and
+// the set are known (32-bit), which keeps its header small.
+//
+// A valid sector is one whose data is present or on its way; `dirty` marks sectors that must
+// be written back on eviction (a dirty sector that is not valid was partially written and
+// holds only the bytes written). The caller decides what hits and what is filled.
+//
+// Layout, for speed: a big cache's tag store (a 50 MB L2 is 20 MB of metadata) does not fit
+// in the host's caches, so lookups cost host-memory misses. Each set is one contiguous
+// 64-byte-aligned block:
+//   header: tags | ready bounds (u32) | valid (u8) | dirty (u8) | LRU ranks (u8)
+//   tail:   per way, per sector ready times (Tick)
+// Tags and ranks are padded to 16 bytes and compared 16 bytes at a time. A lookup needs only
+// the header (3 host cache lines for 16 ways and 32-bit tags, which prefetch() starts early).
+// The tail is needed only when a fill may still be in flight: each way keeps a coarse upper
+// bound of its sectors' ready times (ready_bound()), and a caller for whom that bound has
+// passed skips the tail.
+template <typename TagT>
+class BasicSectoredCache {
+  struct Layout {
+    std::uint32_t ways = 0, sectors = 0;
+    std::size_t bounds = 0, valid = 0, dirty = 0, ranks = 0, ready = 0;
+  };
+
+ public:
+  using Tag = TagT;
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint32_t kMaxSectors = 8;
+  static constexpr std::uint32_t kMaxWays = 255;  // LRU ranks are 8-bit
+  static constexpr int kBoundShift = 16;          // ready bounds count 65.536 ns units
+  static constexpr Tag kMaxTag = std::numeric_limits<Tag>::max() - 1;  // tags store tag + 1
+
+  // A view of one set. Cheap to copy; valid while the cache lives.
+  class Set {
+   public:
+    // The way holding `tag`, or kNone.
+    std::uint32_t find(Tag tag) const {
+      return first_equal(tags(), static_cast<Tag>(tag + 1), layout_.ways);
+    }
+    // The way to fill: the lowest empty way if there is one, otherwise the least recently
+    // used line.
+    std::uint32_t victim() const {
+      const std::uint32_t empty = first_equal(tags(), Tag{0}, layout_.ways);
+      if (empty != kNone) return empty;
+      return first_equal(ranks(), std::uint8_t{0}, layout_.ways);  // ranks: a permutation
+    }
+    bool occupied(std::uint32_t way) const { return tags()[way] != 0; }
+    Tag tag(std::uint32_t way) const { return static_cast<Tag>(tags()[way] - 1); }
+    // Makes the way hold `tag` with no valid or dirty sector (the caller has dealt with the
+    // previous occupant).
+    void install(std::uint32_t way, Tag tag) const {
+      tags()[way] = static_cast<Tag>(tag + 1);
+      at<std::uint8_t>(layout_.valid)[way] = 0;
+      at<std::uint8_t>(layout_.dirty)[way] = 0;
+      at<std::uint32_t>(layout_.bounds)[way] = 0;
+    }
+    // Makes the way the most recently used (ranks: 0 = LRU, ways-1 = MRU): every rank above
+    // the way's own drops by one. Padding ranks are 0 and never above.
+    void touch(std::uint32_t way) const {
+      std::uint8_t* r = ranks();
+      const std::uint8_t mine = r[way];
+      const V16u8 mine_v = mine - V16u8{};
+      for (std::uint32_t w = 0; w < layout_.ways; w += 16) {
+        V16u8 v;
+        std::memcpy(&v, r + w, 16);
+        v += reinterpret_cast<V16u8>(v > mine_v);  // true lanes are all ones: minus one
+        std::memcpy(r + w, &v, 16);
+      }
+      r[way] = static_cast<std::uint8_t>(layout_.ways - 1);
+    }
+    std::uint8_t& valid(std::uint32_t way) const { return at<std::uint8_t>(layout_.valid)[way]; }
+    std::uint8_t& dirty(std::uint32_t way) const { return at<std::uint8_t>(layout_.dirty)[way]; }
+    // The time a sector's data is (or will be) present.
+    Tick ready(std::uint32_t way, std::uint32_t sector) const {
+      return at<Tick>(layout_.ready)[std::size_t(way) * layout_.sectors + sector];
+    }
+    void set_ready(std::uint32_t way, std::uint32_t sector, Tick t) const {
+      at<Tick>(layout_.ready)[std::size_t(way) * layout_.sectors + sector] = t;
+      const std::uint64_t units =
+          (static_cast<std::uint64_t>(std::max<Tick>(t, 0)) + (1u << kBoundShift) - 1) >>
+          kBoundShift;
+      std::uint32_t& b = at<std::uint32_t>(layout_.bounds)[way];
+      b = std::max(b, units >= kUnknownBound ? kUnknownBound : static_cast<std::uint32_t>(units));
+    }
+    // Every sector of the way is ready at or before this time (kTickMax: unknown).
+    Tick ready_bound(std::uint32_t way) const {
+      const std::uint32_t b = at<std::uint32_t>(layout_.bounds)[way];
+      return b == kUnknownBound ? kTickMax : static_cast<Tick>(b) << kBoundShift;
+    }
+
+   private:
+    friend class BasicSectoredCache;
+    Set(std::byte* block, const Layout& layout) : block_(block), layout_(layout) {}
+    template <typename T>
+    T* at(std::size_t offset) const {
+      return reinterpret_cast<T*>(block_ + offset);
+    }
+    Tag* tags() const { return at<Tag>(0); }
+    std::uint8_t* ranks() const { return at<std::uint8_t>(layout_.ranks); }
+
+    std::byte* block_;
+    Layout layout_;  // a copy: stores through the byte arrays cannot alias it
+  };
+
+  BasicSectoredCache() = default;
+  BasicSectoredCache(std::uint32_t sets, std::uint32_t ways, std::uint32_t sectors_per_line)
+      : sets_(sets) {
+    if (sets == 0 || ways == 0 || ways > kMaxWays || sectors_per_line == 0 ||
+        sectors_per_line > kMaxSectors) {
+      throw std::invalid_argument(
+          "SectoredCache: need sets >= 1, 1..255 ways and 1..8 sectors per line");
+    }
+    auto round_up = [](std::size_t x, std::size_t a) { return (x + a - 1) / a * a; };
+    layout_.ways = ways;
+    layout_.sectors = sectors_per_line;
+    layout_.bounds = round_up(std::size_t(ways) * sizeof(Tag), 16);  // tags padded to 16 B
+    layout_.valid = layout_.bounds + std::size_t(ways) * sizeof(std::uint32_t);
+    layout_.dirty = layout_.valid + ways;
+    layout_.ranks = round_up(layout_.dirty + ways, 16);
+    layout_.ready = round_up(layout_.ranks + round_up(ways, 16), alignof(Tick));
+    header_bytes_ = layout_.ready;
+    block_ = round_up(layout_.ready + std::size_t(ways) * sectors_per_line * sizeof(Tick), 64);
+    data_ = CacheStorage::allocate(block_ * sets);
+    for (std::uint32_t i = 0; i < sets; ++i) {
+      auto* r = reinterpret_cast<std::uint8_t*>(block(i) + layout_.ranks);
+      for (std::uint32_t w = 0; w < ways; ++w) r[w] = static_cast<std::uint8_t>(w);
+    }
+  }
+
+  std::uint32_t sets() const { return sets_; }
+  std::uint32_t ways() const { return layout_.ways; }
+  std::uint32_t sectors_per_line() const { return layout_.sectors; }
+
+  Set set(std::uint32_t index) const { return Set(block(index), layout_); }
+  // Starts loading the header of set `index` into the host's caches.
+  void prefetch(std::uint32_t index) const {
+    const std::byte* b = block(index);
+    for (std::size_t off = 0; off < header_bytes_; off += 64) __builtin_prefetch(b + off, 1);
+  }
+
+ private:
+  typedef std::uint8_t V16u8 __attribute__((vector_size(16)));
+  static constexpr std::uint32_t kUnknownBound = std::numeric_limits<std::uint32_t>::max();
+
+  // Index of the first of `n` elements (stored padded to 16 bytes) equal to `x`, or kNone.
+  template <typename T>
+  static std::uint32_t first_equal(const T* p, T x, std::uint32_t n) {
+    typedef T V __attribute__((vector_size(16)));
+    constexpr std::uint32_t kLanes = 16 / sizeof(T);
+    const V xv = x - V{};
+    for (std::uint32_t i = 0; i < n; i += kLanes) {
+      V v;
+      std::memcpy(&v, p + i, 16);
+      const auto eq = v == xv;
+      std::uint64_t half[2];
+      std::memcpy(half, &eq, 16);
+      if (half[0] | half[1]) {
+        const int bit = half[0] ? std::countr_zero(half[0]) : 64 + std::countr_zero(half[1]);
+        const std::uint32_t idx = i + static_cast<std::uint32_t>(bit / int(8 * sizeof(T)));
+        return idx < n ? idx : kNone;  // a match in the padding is no match
+      }
+    }
+    return kNone;
+  }
+
+  std::byte* block(std::uint32_t set) const { return data_.get() + std::size_t(set) * block_; }
+
+  std::uint32_t sets_ = 0;
+  Layout layout_;
+  std::size_t header_bytes_ = 0, block_ = 0;
+  std::unique_ptr<std::byte[], CacheStorage::Free> data_;
+};
+
+using SectoredCache = BasicSectoredCache<std::uint64_t>;    // tag = line number
+using SectoredCache32 = BasicSectoredCache<std::uint32_t>;  // tag = caller's 32-bit residue
+
+}  // namespace gemmsim::sim

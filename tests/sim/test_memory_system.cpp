@@ -1,0 +1,672 @@
+// MemorySystem and its building blocks (sim/gpu/cache.hpp), on the hand-built test GPU of
+// tests/support/test_gpu.hpp: 1 GHz SM clock, L1 hit 30 cycles, L2 hit 200 (+100 far),
+// DRAM +300, SM port 64 B/clk, slice 64 B/clk, channel 16 B/clk, 1 MiB L2 (8 slices x 64 sets
+// x 16 ways), 16 KiB L1 per SM.
+#include <algorithm>
+#include <array>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <queue>
+#include <set>
+#include <vector>
+
+#include "sim/gpu/cache.hpp"
+#include "sim/gpu/memory_system.hpp"
+#include "tests/support/test_gpu.hpp"
+
+using namespace gemmsim;
+using namespace gemmsim::sim;
+
+namespace {
+
+constexpr Tick kCycle = 1000;               // ps per cycle of the test GPU
+constexpr std::uint64_t kBase = 1ull << 30; // a 64 KiB-aligned buffer base
+constexpr std::uint64_t kL2Bytes = 1024 * 1024;
+
+struct Fixture {
+  GpuSpec gpu = test::small_test_gpu();
+  ClockDomain clock{gpu.clocks.sustained};
+  MemorySystem mem{gpu, clock};
+
+  Tick one(int sm, MemOp op, std::uint64_t addr, std::uint32_t bytes, Tick now) {
+    const Segment s{addr, bytes};
+    return mem.access(sm, op, std::span<const Segment>(&s, 1), now);
+  }
+  // Reads [base, base + bytes) in 512-byte warp requests (32 lanes x 16 B), `gap` apart;
+  // returns the time after the last one completed.
+  Tick sweep(int sm, MemOp op, std::uint64_t base, std::uint64_t bytes, Tick now, Tick gap) {
+    Tick done = now;
+    for (std::uint64_t a = base; a < base + bytes; a += 512) {
+      done = std::max(done, one(sm, op, a, 512, now));
+      now += gap;
+    }
+    return std::max(done, now);
+  }
+  // The first address at or after `from` whose L2 slice is in partition `p`.
+  std::uint64_t address_in_partition(int p, std::uint64_t from) const {
+    for (std::uint64_t a = from;; a += 128) {
+      if (mem.l2_partition(a) == p) return a;
+    }
+  }
+};
+
+}  // namespace
+
+// ---- building blocks ------------------------------------------------------------------------
+
+TEST_CASE("FastDivider gives the same quotient as hardware division", "[memory][cache]") {
+  std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+  auto next = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x;
+  };
+  const std::vector<std::uint64_t> divisors = {1, 2, 3, 5, 7, 12, 40, 64, 80, 96, 160, 320,
+                                               1000, 4093, 65536, 1048575};
+  for (const std::uint64_t d : divisors) {
+    const FastDivider div(d);
+    const std::vector<std::uint64_t> edges = {0, 1, d - 1, d, d + 1, 2 * d - 1,
+                                              FastDivider::kMaxNumerator,
+                                              FastDivider::kMaxNumerator - 1};
+    for (const std::uint64_t n : edges) REQUIRE(div.quotient(n) == n / d);
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint64_t n = next() & FastDivider::kMaxNumerator;
+      REQUIRE(div.quotient(n) == n / d);
+      REQUIRE(div.remainder(n) == n % d);
+    }
+  }
+}
+
+TEST_CASE("BucketHash covers every bucket once per aligned run of keys and is invertible",
+          "[memory][cache]") {
+  for (const std::uint32_t n : {1u, 2u, 8u, 12u, 40u, 80u, 96u}) {
+    const BucketHash h(n, 7);
+    for (std::uint64_t run = 0; run < 64; ++run) {
+      std::vector<int> seen(n, 0);
+      for (std::uint64_t k = run * n; k < (run + 1) * n; ++k) {
+        const auto s = h.split(k);
+        REQUIRE(s.bucket < n);
+        REQUIRE(s.rest == run);
+        REQUIRE(h.join(s.bucket, s.rest) == k);
+        ++seen[s.bucket];
+      }
+      REQUIRE(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+    }
+  }
+}
+
+TEST_CASE("BucketHash spreads a power-of-two stride over many buckets", "[memory][cache]") {
+  // Walking a column of a row-major matrix with 8 KiB rows: 64 lines apart, 80 slices.
+  const BucketHash h(80, 0x5311ce);
+  std::set<std::uint32_t> used;
+  for (std::uint64_t i = 0; i < 256; ++i) used.insert(h.bucket(i * 64));
+  CHECK(used.size() >= 70);
+}
+
+TEMPLATE_TEST_CASE("SectoredCache replaces the least recently used way", "[memory][cache]",
+                   std::uint32_t, std::uint64_t) {
+  // 40 ways: not a multiple of the 16-byte groups tags and ranks are compared in.
+  for (const std::uint32_t ways : {1u, 4u, 16u, 40u}) {
+    BasicSectoredCache<TestType> c(3, ways, 4);
+    const auto set = c.set(1);
+    for (TestType tag = 0; tag < ways; ++tag) {
+      const auto way = set.victim();
+      REQUIRE(way < ways);
+      REQUIRE_FALSE(set.occupied(way));
+      set.install(way, tag);
+      set.touch(way);
+    }
+    INFO(ways << " ways");
+    REQUIRE(set.find(0) != c.kNone);
+    set.touch(set.find(0));  // tag 0 is now the most recent; tag 1 (if any) the least
+    const auto v = set.victim();
+    REQUIRE(set.occupied(v));
+    CHECK(set.tag(v) == (ways == 1 ? 0 : 1));
+    CHECK(set.find(TestType(ways)) == c.kNone);
+    CHECK(c.set(0).find(0) == c.kNone);
+    CHECK_FALSE(c.set(2).occupied(0));
+    // Replacing in LRU order cycles through every way.
+    std::set<std::uint32_t> victims;
+    for (TestType tag = 100; tag < 100 + ways; ++tag) {
+      const auto way = set.victim();
+      victims.insert(way);
+      set.install(way, tag);
+      set.touch(way);
+    }
+    CHECK(victims.size() == ways);
+  }
+}
+
+TEST_CASE("SectoredCache ready bounds never undercut a sector's ready time", "[memory][cache]") {
+  SectoredCache c(1, 4, 4);
+  const auto set = c.set(0);
+  set.install(2, 7);
+  CHECK(set.ready_bound(2) == 0);
+  set.set_ready(2, 1, 1'000'001);
+  set.set_ready(2, 3, 5);
+  CHECK(set.ready(2, 1) == 1'000'001);
+  CHECK(set.ready_bound(2) >= 1'000'001);
+  CHECK(set.ready_bound(2) < 1'000'001 + (1 << SectoredCache::kBoundShift));
+  set.install(2, 8);
+  CHECK(set.ready_bound(2) == 0);
+}
+
+// ---- the memory system ----------------------------------------------------------------------
+
+SCENARIO("An unloaded access costs its path's latency plus its transfer", "[memory]") {
+  Fixture f;
+  const std::uint64_t near_addr = f.address_in_partition(f.mem.near_partition(0), kBase);
+  WHEN("SM 0 reads one sector that is nowhere") {
+    const Tick t = f.one(0, MemOp::LoadBypassL1, near_addr, 32, 0);
+    THEN("it completes after the L2 hit latency, the DRAM latency and 32 B at 16 B/clk") {
+      CHECK(t == 200 * kCycle + 300 * kCycle + 2 * kCycle);
+    }
+    AND_WHEN("it reads the sector again once it has arrived") {
+      const Tick t2 = f.one(0, MemOp::LoadBypassL1, near_addr, 32, t);
+      THEN("it is a near L2 hit: 200 cycles plus 32 B at 64 B/clk") {
+        CHECK(t2 - t == 200 * kCycle + kCycle / 2);
+      }
+    }
+  }
+}
+
+SCENARIO("A streaming read of a buffer much larger than L2 converges to the sustained DRAM "
+         "bandwidth and never exceeds it",
+         "[memory]") {
+  GIVEN("8 SMs, each keeping 64 warp loads of 512 B in flight over a 16 MiB buffer") {
+    Fixture f;
+    const std::uint64_t bytes = 16 * kL2Bytes;
+    const int per_sm = 64;
+    using Event = std::pair<Tick, int>;
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> ready;
+    for (int sm = 0; sm < f.gpu.sm_count; ++sm) {
+      for (int i = 0; i < per_sm; ++i) ready.push({0, sm});
+    }
+    std::uint64_t next = 0;
+    std::vector<Tick> completions;
+    while (!ready.empty() && next < bytes) {
+      const auto [now, sm] = ready.top();
+      ready.pop();
+      const Tick done = f.one(sm, MemOp::LoadBypassL1, kBase + next, 512, now);
+      next += 512;
+      completions.push_back(done);
+      ready.push({done, sm});
+    }
+    const Tick end = *std::max_element(completions.begin(), completions.end());
+    const double sustained_bpc = 128.0;
+    const double achieved_bpc = double(bytes) / (double(end) / kCycle);
+    THEN("every byte comes from DRAM once") {
+      CHECK(f.mem.counters().dram_bytes_read == bytes);
+      CHECK(f.mem.counters().l2_sector_hits == 0);
+    }
+    THEN("the achieved bandwidth is within 3% of the sustained bandwidth, never above") {
+      INFO("achieved " << achieved_bpc << " B/clk of " << sustained_bpc);
+      CHECK(achieved_bpc <= sustained_bpc);
+      CHECK(achieved_bpc >= 0.97 * sustained_bpc);
+    }
+    THEN("at no time have more bytes arrived than DRAM could deliver since the first issue") {
+      // A read completes at least l2 hit + DRAM latency (500 cycles) after its last byte left
+      // its channel, and a channel moves 16 B/clk, so by time t at most
+      // 128 B/clk * (t - 500 cycles) can have arrived.
+      std::sort(completions.begin(), completions.end());
+      for (std::size_t i = 0; i < completions.size(); ++i) {
+        const double arrived = double(i + 1) * 512;
+        REQUIRE(arrived <= sustained_bpc * double(completions[i] - 500 * kCycle) / kCycle);
+      }
+    }
+    THEN("the channels were busy for exactly bytes / channel bandwidth") {
+      CHECK(f.mem.counters().dram_busy == Tick(bytes / 16) * kCycle);
+    }
+  }
+}
+
+SCENARIO("A working set that fits in L2 hits after the first touch and one twice the L2 "
+         "size does not (LRU streaming)",
+         "[memory]") {
+  Fixture f;
+  GIVEN("a working set exactly the size of the L2") {
+    Tick t = f.sweep(0, MemOp::LoadBypassL1, kBase, kL2Bytes, 0, kCycle);
+    const auto first = f.mem.counters();
+    REQUIRE(first.l2_sector_misses == kL2Bytes / 32);
+    WHEN("it is read a second time") {
+      f.sweep(0, MemOp::LoadBypassL1, kBase, kL2Bytes, t, kCycle);
+      THEN("every sector hits and DRAM is not read again") {
+        const auto c = f.mem.counters();
+        CHECK(c.l2_sector_hits == kL2Bytes / 32);
+        CHECK(c.l2_sector_misses == first.l2_sector_misses);
+        CHECK(c.dram_bytes_read == kL2Bytes);
+      }
+    }
+  }
+  GIVEN("a working set twice the size of the L2") {
+    Tick t = f.sweep(0, MemOp::LoadBypassL1, kBase, 2 * kL2Bytes, 0, kCycle);
+    WHEN("it is read a second time in the same order") {
+      f.sweep(0, MemOp::LoadBypassL1, kBase, 2 * kL2Bytes, t, kCycle);
+      THEN("LRU has evicted every line before its reuse: nothing hits") {
+        const auto c = f.mem.counters();
+        CHECK(c.l2_sector_hits == 0);
+        CHECK(c.dram_bytes_read == 4 * kL2Bytes);
+        CHECK(c.l2_hit_rate_pct() == 0.0);
+      }
+    }
+  }
+}
+
+SCENARIO("A request for a sector whose fill is in flight merges with it", "[memory]") {
+  Fixture f;
+  GIVEN("SM 0 has missed on a sector") {
+    const Tick fill = f.one(0, MemOp::LoadBypassL1, kBase, 32, 0);
+    WHEN("SM 0 asks for the same sector 10 cycles later") {
+      const Tick again = f.one(0, MemOp::LoadBypassL1, kBase, 32, 10 * kCycle);
+      THEN("it completes exactly when the fill arrives, without another DRAM read") {
+        CHECK(again == fill);
+        CHECK(f.mem.counters().dram_bytes_read == 32);
+        CHECK(f.mem.counters().l2_sector_hits == 1);
+        CHECK(f.mem.counters().l2_sector_misses == 1);
+      }
+    }
+    WHEN("an SM of the other partition asks for it 10 cycles later") {
+      const int other = f.mem.near_partition(0) == 0 ? 1 : 0;
+      REQUIRE(f.mem.near_partition(other) != f.mem.near_partition(0));
+      const Tick again = f.one(other, MemOp::LoadBypassL1, kBase, 32, 10 * kCycle);
+      const Tick shift = f.mem.l2_partition(kBase) == f.mem.near_partition(0) ? 100 * kCycle
+                                                                              : -100 * kCycle;
+      THEN("it completes when the fill reaches that SM, without another DRAM read") {
+        CHECK(again == std::max(fill + shift, 10 * kCycle + 200 * kCycle + kCycle / 2 +
+                                                  (shift > 0 ? shift : 0)));
+        CHECK(f.mem.counters().dram_bytes_read == 32);
+      }
+    }
+  }
+  GIVEN("an L1 miss in flight on SM 0") {
+    const Tick fill = f.one(0, MemOp::Load, kBase, 128, 0);
+    WHEN("SM 0 loads the same line again before the data is back") {
+      const Tick again = f.one(0, MemOp::Load, kBase, 128, 5 * kCycle);
+      THEN("the L1 merges it: the sectors hit and complete with the fill") {
+        CHECK(again == fill);
+        CHECK(f.mem.counters().l1_sector_hits == 4);
+        CHECK(f.mem.counters().l2_sector_misses == 4);
+        CHECK(f.mem.counters().l2_sector_hits == 0);
+      }
+    }
+  }
+}
+
+SCENARIO("L2 sectors are filled one 32-byte sector at a time", "[memory]") {
+  Fixture f;
+  WHEN("32 bytes of an uncached line are read") {
+    f.one(0, MemOp::LoadBypassL1, kBase + 8, 16, 0);
+    THEN("32 bytes, not a 128-byte line, come from DRAM") {
+      CHECK(f.mem.counters().dram_bytes_read == 32);
+      CHECK(f.mem.counters().l2_sector_misses == 1);
+    }
+    AND_WHEN("another sector of the same line is read") {
+      f.one(0, MemOp::LoadBypassL1, kBase + 64, 32, 1000 * kCycle);
+      THEN("it is a sector miss although the line is present") {
+        CHECK(f.mem.counters().l2_sector_misses == 2);
+        CHECK(f.mem.counters().l2_sector_hits == 0);
+        CHECK(f.mem.counters().dram_bytes_read == 64);
+      }
+    }
+    AND_WHEN("the whole line is read") {
+      f.one(0, MemOp::LoadBypassL1, kBase, 128, 1000 * kCycle);
+      THEN("the sector already present hits and the other three miss") {
+        CHECK(f.mem.counters().l2_sector_hits == 1);
+        CHECK(f.mem.counters().l2_sector_misses == 4);
+        CHECK(f.mem.counters().dram_bytes_read == 128);
+      }
+    }
+  }
+}
+
+SCENARIO("A far-partition L2 hit is slower than a near one by far_extra_latency", "[memory]") {
+  Fixture f;
+  const int sm = 0;
+  const std::uint64_t near_addr = f.address_in_partition(f.mem.near_partition(sm), kBase);
+  const std::uint64_t far_addr =
+      f.address_in_partition(1 - f.mem.near_partition(sm), kBase);
+  GIVEN("both lines resident in L2") {
+    f.one(sm, MemOp::LoadBypassL1, near_addr, 128, 0);
+    f.one(sm, MemOp::LoadBypassL1, far_addr, 128, 0);
+    const Tick t0 = 10000 * kCycle;
+    WHEN("the SM reads each again on an idle system") {
+      const Tick near_t = f.one(sm, MemOp::LoadBypassL1, near_addr, 128, t0) - t0;
+      const Tick far_t = f.one(sm, MemOp::LoadBypassL1, far_addr, 128, t0 + 1000 * kCycle) -
+                         (t0 + 1000 * kCycle);
+      THEN("the far hit takes 100 cycles more") {
+        CHECK(f.mem.counters().l2_sector_hits == 8);
+        CHECK(near_t == 200 * kCycle + 2 * kCycle);
+        CHECK(far_t == near_t + 100 * kCycle);
+      }
+    }
+  }
+}
+
+SCENARIO("Stores are written back to DRAM only when their dirty lines are evicted",
+         "[memory]") {
+  Fixture f;
+  GIVEN("64 KiB written with whole-sector stores") {
+    Tick t = f.sweep(0, MemOp::Store, kBase, 64 * 1024, 0, kCycle);
+    THEN("nothing has gone to DRAM: no write yet, and no fetch (whole sectors)") {
+      CHECK(f.mem.counters().dram_bytes_write == 0);
+      CHECK(f.mem.counters().dram_bytes_read == 0);
+      CHECK(f.mem.counters().l1_sector_hits + f.mem.counters().l1_sector_misses == 0);
+    }
+    WHEN("the stored data is read back") {
+      f.sweep(1, MemOp::LoadBypassL1, kBase, 64 * 1024, t, kCycle);
+      THEN("it hits in L2") {
+        CHECK(f.mem.counters().l2_sector_hits == 64 * 1024 / 32);
+        CHECK(f.mem.counters().dram_bytes_read == 0);
+      }
+    }
+    WHEN("a read of twice the L2 size evicts everything") {
+      f.sweep(1, MemOp::LoadBypassL1, kBase + 64 * kL2Bytes, 2 * kL2Bytes, t, kCycle);
+      THEN("exactly the stored bytes are written to DRAM") {
+        CHECK(f.mem.counters().dram_bytes_write == 64 * 1024);
+      }
+    }
+    WHEN("dirty lines are written back explicitly") {
+      const Tick done = f.mem.write_back_dirty(t);
+      THEN("the stored bytes are written once, at 128 B/clk, and the lines are clean") {
+        CHECK(f.mem.counters().dram_bytes_write == 64 * 1024);
+        CHECK(done == t + Tick(64 * 1024 / 128) * kCycle);
+        f.mem.write_back_dirty(done);
+        CHECK(f.mem.counters().dram_bytes_write == 64 * 1024);
+      }
+    }
+  }
+  GIVEN("a 4-byte store to an uncached sector") {
+    Tick t = f.one(0, MemOp::Store, kBase + 4, 4, 0);
+    THEN("the store is accepted without fetching the sector") {
+      CHECK(f.mem.counters().dram_bytes_read == 0);
+      CHECK(t == 200 * kCycle + kCycle / 2 +
+                     (f.mem.l2_partition(kBase) == f.mem.near_partition(0) ? 0 : 100 * kCycle));
+    }
+    WHEN("the sector is then read") {
+      f.one(0, MemOp::LoadBypassL1, kBase, 32, t);
+      THEN("the rest of the sector is fetched (a sector miss) and the sector stays dirty") {
+        CHECK(f.mem.counters().dram_bytes_read == 32);
+        CHECK(f.mem.counters().l2_sector_misses == 2);
+        f.mem.write_back_dirty(10000 * kCycle);
+        CHECK(f.mem.counters().dram_bytes_write == 32);
+      }
+    }
+  }
+  GIVEN("32 lanes each storing 4 bytes of one line") {
+    std::vector<Segment> lanes;
+    for (std::uint32_t i = 0; i < 32; ++i) lanes.push_back({kBase + 4 * i, 4});
+    f.mem.access(0, MemOp::Store, lanes, 0);
+    THEN("the lanes coalesce into 4 whole sectors: counted once each, nothing fetched") {
+      CHECK(f.mem.counters().l2_sector_misses == 4);
+      CHECK(f.mem.counters().l2_bytes == 128);
+      CHECK(f.mem.counters().dram_bytes_read == 0);
+      f.one(0, MemOp::LoadBypassL1, kBase, 128, 1000 * kCycle);
+      CHECK(f.mem.counters().l2_sector_hits == 4);
+    }
+  }
+}
+
+SCENARIO("Atomics are resolved at L2 and never allocate in L1", "[memory]") {
+  Fixture f;
+  WHEN("SM 0 performs a warp-wide atomic add on 128 uncached bytes") {
+    const Tick t = f.one(0, MemOp::Atomic, kBase, 128, 0);
+    THEN("L1 sees nothing; L2 fetches the 4 sectors and charges the slice for read and write") {
+      const auto c = f.mem.counters();
+      CHECK(c.l1_sector_hits + c.l1_sector_misses == 0);
+      CHECK(c.l2_sector_misses == 4);
+      CHECK(c.dram_bytes_read == 128);
+      CHECK(c.l2_busy == 2 * 128 * kCycle / 64);
+      CHECK(t > 500 * kCycle);
+    }
+    AND_WHEN("SM 0 then loads the same bytes through L1") {
+      f.one(0, MemOp::Load, kBase, 128, t);
+      THEN("they miss in L1 (the atomic did not allocate) and hit in L2") {
+        CHECK(f.mem.counters().l1_sector_misses == 4);
+        CHECK(f.mem.counters().l1_sector_hits == 0);
+        CHECK(f.mem.counters().l2_sector_hits == 4);
+      }
+    }
+    AND_WHEN("the L2 is written back") {
+      f.mem.write_back_dirty(t);
+      THEN("the atomically updated sectors were dirty") {
+        CHECK(f.mem.counters().dram_bytes_write == 128);
+      }
+    }
+  }
+}
+
+SCENARIO("Re-read data hits in L1 through Load but not through LoadBypassL1", "[memory]") {
+  Fixture f;
+  GIVEN("SM 0 has loaded 512 B through L1") {
+    const Tick t = f.one(0, MemOp::Load, kBase, 512, 0);
+    REQUIRE(f.mem.counters().l1_sector_misses == 16);
+    WHEN("SM 0 loads it again") {
+      const Tick t2 = f.one(0, MemOp::Load, kBase, 512, t);
+      THEN("all 16 sectors hit in L1 after the L1 hit latency, L2 sees nothing") {
+        CHECK(f.mem.counters().l1_sector_hits == 16);
+        CHECK(f.mem.counters().l2_sector_hits == 0);
+        CHECK(t2 - t == 30 * kCycle);
+      }
+    }
+    WHEN("SM 1 loads it") {
+      f.one(1, MemOp::Load, kBase, 512, t);
+      THEN("it misses in SM 1's own L1 and hits in L2") {
+        CHECK(f.mem.counters().l1_sector_hits == 0);
+        CHECK(f.mem.counters().l2_sector_hits == 16);
+      }
+    }
+  }
+  GIVEN("SM 0 has loaded 512 B with LoadBypassL1") {
+    const Tick t = f.one(0, MemOp::LoadBypassL1, kBase, 512, 0);
+    WHEN("SM 0 reads it again with LoadBypassL1") {
+      f.one(0, MemOp::LoadBypassL1, kBase, 512, t);
+      THEN("L1 is neither looked up nor filled; L2 hits") {
+        CHECK(f.mem.counters().l1_sector_hits + f.mem.counters().l1_sector_misses == 0);
+        CHECK(f.mem.counters().l2_sector_hits == 16);
+      }
+    }
+    WHEN("SM 0 then reads it with Load") {
+      f.one(0, MemOp::Load, kBase, 512, t);
+      THEN("it is an L1 miss: the bypassing load did not fill L1") {
+        CHECK(f.mem.counters().l1_sector_misses == 16);
+      }
+    }
+  }
+}
+
+SCENARIO("One SM's L2 hits are limited by its 64 B/clk port, many SMs' by the slices",
+         "[memory]") {
+  Fixture f;
+  // Make 64 KiB resident, then let it settle.
+  f.sweep(0, MemOp::LoadBypassL1, kBase, 64 * 1024, 0, 0);
+  const Tick t0 = 100000 * kCycle;
+  WHEN("one SM asks for all 64 KiB at once") {
+    std::vector<Segment> segs;
+    for (std::uint64_t a = 0; a < 64 * 1024; a += 512) segs.push_back({kBase + a, 512});
+    const Tick t = f.mem.access(0, MemOp::LoadBypassL1, segs, t0) - t0;
+    THEN("the last byte arrives after 64 KiB / 64 B/clk plus the hit latency") {
+      CHECK(t >= (1024 + 200) * kCycle);
+      CHECK(t <= (1024 + 300) * kCycle);
+    }
+  }
+  WHEN("all 8 SMs each ask for 8 KiB of it at once") {
+    Tick last = 0;
+    for (int sm = 0; sm < 8; ++sm) {
+      std::vector<Segment> segs;
+      for (std::uint64_t a = 0; a < 8 * 1024; a += 512) {
+        segs.push_back({kBase + std::uint64_t(sm) * 8192 + a, 512});
+      }
+      last = std::max(last, f.mem.access(sm, MemOp::LoadBypassL1, segs, t0) - t0);
+    }
+    THEN("the 8 slices (512 B/clk together) serve 64 KiB in about 128 cycles, not 1024") {
+      CHECK(last >= (128 + 200) * kCycle);
+      CHECK(last <= (128 + 300 + 16) * kCycle);
+    }
+  }
+}
+
+TEST_CASE("Two identical runs give identical completion times and counters", "[memory]") {
+  auto run = [] {
+    Fixture f;
+    std::uint64_t x = 12345;
+    std::vector<Tick> times;
+    Tick now = 0;
+    for (int i = 0; i < 20000; ++i) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      const int sm = int((x >> 20) % 8);
+      const auto op = static_cast<MemOp>((x >> 30) % 4);
+      const std::uint64_t addr = kBase + ((x >> 33) % (4 * kL2Bytes)) / 16 * 16;
+      times.push_back(f.one(sm, op, addr, 16u << ((x >> 8) % 4), now));
+      now += Tick((x >> 40) % 3000);
+    }
+    times.push_back(f.mem.write_back_dirty(now));
+    const auto c = f.mem.counters();
+    times.insert(times.end(), {Tick(c.dram_bytes_read), Tick(c.dram_bytes_write),
+                               Tick(c.l2_sector_hits), Tick(c.l2_sector_misses),
+                               Tick(c.l1_sector_hits), Tick(c.l1_sector_misses),
+                               Tick(c.l2_bytes), c.dram_busy, c.l2_busy});
+    return times;
+  };
+  const auto a = run();
+  const auto b = run();
+  CHECK(a == b);
+}
+
+TEST_CASE("Issue times that go backwards and unknown SMs are rejected", "[memory]") {
+  Fixture f;
+  f.one(0, MemOp::Load, kBase, 4, 100);
+  CHECK_THROWS_AS(f.one(0, MemOp::Load, kBase, 4, 99), std::logic_error);
+  CHECK_THROWS_AS(f.one(8, MemOp::Load, kBase, 4, 200), std::out_of_range);
+  CHECK_THROWS_AS(f.one(-1, MemOp::Load, kBase, 4, 200), std::out_of_range);
+}
+
+TEST_CASE("Unmodellable geometry is rejected with the field's name", "[memory]") {
+  GpuSpec g = test::small_test_gpu();
+  const ClockDomain clk{g.clocks.sustained};
+  g.l2.slices = 0;
+  CHECK_THROWS_WITH(MemorySystem(g, clk), Catch::Contains("l2.slices"));
+  g = test::small_test_gpu();
+  g.dram.interleave = Bytes{64};
+  CHECK_THROWS_WITH(MemorySystem(g, clk), Catch::Contains("dram.interleave"));
+  g = test::small_test_gpu();
+  g.l2.sector = Bytes{24};
+  CHECK_THROWS_WITH(MemorySystem(g, clk), Catch::Contains("l2.sector"));
+}
+
+// ---- benchmarks (hidden: run with `gemmsim_tests "[.bench]"`) --------------------------------
+//
+// A 4096^3 fp16 GEMM address stream: 1024 CTAs of 128x128 (32x32 grid), BK = 64: per k-step a
+// CTA reads 128 rows of A and 128 rows of B^T, 128 B (one line) each, as warp loads of 4 rows
+// x 128 B (16 B per lane) through LoadBypassL1 (cp.async.cg). 1024 * 64 * 256 = 16.8M line
+// lookups, 67M sector lookups.
+
+namespace {
+
+struct GemmStream {
+  static constexpr std::uint64_t kN = 4096, kRow = kN * 2;
+  static constexpr std::uint64_t kA = 1ull << 32, kB = 2ull << 32;
+  static constexpr int kTiles = 32, kCtas = kTiles * kTiles, kSteps = int(kN / 64);
+  std::array<Segment, 4> segs{};
+  std::uint64_t calls = 0;
+
+  // Issues the 64 warp loads of k-step `k` of CTA `cta` on `sm` at `now`; returns when the
+  // last byte has arrived.
+  Tick step(MemorySystem& mem, int sm, int cta, int k, Tick now) {
+    const std::uint64_t tm = std::uint64_t(cta / kTiles), tn = std::uint64_t(cta % kTiles);
+    Tick done = now;
+    for (int operand = 0; operand < 2; ++operand) {
+      const std::uint64_t base = operand == 0 ? kA + tm * 128 * kRow : kB + tn * 128 * kRow;
+      for (std::uint64_t r = 0; r < 128; r += 4) {
+        for (std::uint64_t i = 0; i < 4; ++i) {
+          segs[i] = {base + (r + i) * kRow + std::uint64_t(k) * 128, 128};
+        }
+        done = std::max(done, mem.access(sm, MemOp::LoadBypassL1, segs, now));
+        ++calls;
+      }
+    }
+    return done;
+  }
+};
+
+void report(const char* name, const MemorySystem& mem, const GemmStream& g, double secs,
+            Tick end) {
+  const auto& c = mem.counters();
+  const double lines = double(g.calls) * 4, sectors = double(c.l2_sector_hits + c.l2_sector_misses);
+  std::printf("memory bench (%s): %.1fM line lookups, %.1fM sector lookups in %.3f s: "
+              "%.1fM lines/s, %.1fM sectors/s\n",
+              name, lines / 1e6, sectors / 1e6, secs, lines / secs / 1e6, sectors / secs / 1e6);
+  std::printf("memory bench (%s): L2 hit rate %.2f%%, DRAM read %.1f MB, simulated %.1f us\n",
+              name, c.l2_hit_rate_pct(), double(c.dram_bytes_read) / 1e6, double(end) / 1e6);
+}
+
+}  // namespace
+
+TEST_CASE("Memory-system lookup rate on a 4096^3 GEMM stream issued by pipelined CTAs",
+          "[.bench]") {
+  // Each SM runs one CTA at a time with 3 k-steps in flight: k-step k is issued when the data
+  // of k-step k-2 has arrived and the previous k-step's math (128x128x64 FMA at 1024
+  // FMA/clk, 1024 cycles) is done. This is how the SM model drives the memory system.
+  const GpuSpec gpu = test::h100_like_gpu();
+  const ClockDomain clock{gpu.clocks.sustained};
+  MemorySystem mem(gpu, clock);
+  GemmStream g;
+  const Tick math = clock.ticks(1024);
+  struct Sm {
+    int cta = -1, k = 0;
+    std::array<Tick, 2> arrived{};  // stages k-1, k-2
+  };
+  std::vector<Sm> sms(std::size_t(gpu.sm_count));
+  int next_cta = 0;
+  using Event = std::pair<Tick, int>;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> ready;
+  for (int sm = 0; sm < gpu.sm_count; ++sm) ready.push({0, sm});
+  Tick end = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (!ready.empty()) {
+    const auto [now, sm] = ready.top();
+    ready.pop();
+    Sm& s = sms[std::size_t(sm)];
+    if (s.cta < 0 || s.k == GemmStream::kSteps) {
+      if (next_cta == GemmStream::kCtas) continue;
+      s = Sm{next_cta++, 0, {now, now}};
+    }
+    const Tick arrived = g.step(mem, sm, s.cta, s.k++, now);
+    end = std::max(end, arrived);
+    const Tick next = std::max(now + math, s.arrived[1]);
+    s.arrived = {arrived, s.arrived[0]};
+    ready.push({next, sm});
+  }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report("pipelined CTAs", mem, g, secs, end);
+  CHECK(g.calls == std::uint64_t(GemmStream::kCtas) * GemmStream::kSteps * 64);
+}
+
+TEST_CASE("Memory-system lookup rate on a 4096^3 GEMM stream issued all at once", "[.bench]") {
+  // The same stream issued open loop (a few ps apart): the memory system is deeply backlogged,
+  // so nearly every L2 hit merges with a fill in flight, the slowest case for the host.
+  const GpuSpec gpu = test::h100_like_gpu();
+  const ClockDomain clock{gpu.clocks.sustained};
+  MemorySystem mem(gpu, clock);
+  GemmStream g;
+  Tick now = 0, end = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int wave = 0; wave < GemmStream::kCtas; wave += gpu.sm_count) {
+    const int wave_end = std::min(GemmStream::kCtas, wave + gpu.sm_count);
+    for (int k = 0; k < GemmStream::kSteps; ++k) {
+      for (int cta = wave; cta < wave_end; ++cta) {
+        end = std::max(end, g.step(mem, cta - wave, cta, k, now));
+        now += 4;
+      }
+    }
+    now = std::max(now, end);
+  }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report("open loop", mem, g, secs, end);
+  CHECK(g.calls == std::uint64_t(GemmStream::kCtas) * GemmStream::kSteps * 64);
+}
