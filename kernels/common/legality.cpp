@@ -78,8 +78,6 @@ std::optional<std::string> legality_violation(const GemmConfig& c, const GemmPro
     return fail("{} has no cp.async: the tensor-core pipeline is register-staged double "
                 "buffering, stages must be 2 (got {})",
                 gpu.name, c.stages);
-  if (c.tensor_core() && c.dtype != DType::TF32 && !gpu.features.ldmatrix)
-    return fail("{} has no ldmatrix (sm_75+): the 16-bit tensor-core kernel needs it", gpu.name);
   if (c.tensor_core()) {
     const MmaShape s = mma_shape_for(c, gpu);
     if (c.warp_tile_m() % s.m || c.warp_tile_n() % s.n || c.block_k % s.k)

@@ -224,7 +224,10 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     for (;;) {
       if (!w.has_op) {
         if (!kernel.next_op(w.cur, w.op)) {
-          finish_warp(wid, std::max(now, w.next_issue));
+          // A warp retires once its last results are written (its stores may still drain).
+          Tick t = std::max(now, w.next_issue);
+          for (const Tick r : w.slot_ready) t = std::max(t, r);
+          finish_warp(wid, t);
           break;
         }
         w.has_op = true;
@@ -289,7 +292,9 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           sp.pipe_free[p] = pipe_end;
           sp.sched_free = s + ticks(n * issue_cycles);
           mark(op.writes, pipe_end + lat, s + lat, WaitCause::Math);
-          w.next_issue = s + ticks(n * issue_cycles);
+          // In-order dispatch: the warp's next instruction issues after the last one of the
+          // batch has entered the pipe.
+          w.next_issue = s + ticks(std::max(n * issue_cycles, (n - 1) * interval + issue_cycles));
           break;
         }
         case OpKind::SharedLoad:

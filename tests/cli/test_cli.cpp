@@ -62,7 +62,7 @@ TEST_CASE("Malformed flags are clear errors with exit code 2", "[cli]") {
   }
 }
 
-TEST_CASE("--json prints one JSON object with the documented keys", "[cli]") {
+TEST_CASE("JSON output prints one object with the documented keys", "[cli]") {
   const Result r = run("--hw h100 --problem 512x512x512 --json");
   REQUIRE(r.code == 0);
   for (const char* key : {"\"time_us\"", "\"cycles\"", "\"sm_clock_mhz\"", "\"tflops\"",

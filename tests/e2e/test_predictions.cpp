@@ -90,9 +90,10 @@ TEST_CASE("A bank-conflicted shared-memory layout is predicted slower than a pad
   c.smem_layout = SmemLayout::Swizzled;
   const Prediction swizzled = predict(gpu, c, GemmProblem{4096, 4096, 4096});
   const char* conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum";
-  CHECK(padded.counters.at(conflicts) == 0);
+  // 64-byte rows padded by 16 bytes leave 2-way conflicts in the cp.async stores (a quarter
+  // warp's eight chunks span 144 bytes) but none in ldmatrix; the XOR swizzle leaves none.
   CHECK(swizzled.counters.at(conflicts) == 0);
-  CHECK(naive.counters.at(conflicts) > 0);
+  CHECK(naive.counters.at(conflicts) > 2 * padded.counters.at(conflicts));
   CHECK(naive.time_us > padded.time_us);
 }
 
@@ -103,7 +104,7 @@ TEST_CASE("An illegal configuration is an error that names the violated limit", 
   REQUIRE_THROWS_WITH(predict(t4, c, GemmProblem{}), Catch::Contains("bf16"));
   const GpuSpec a100 = load_gpu("a100");
   c = default_config(a100);
-  c.block_m = 256, c.block_n = 256, c.block_k = 64, c.stages = 5;
+  c.block_m = 256, c.block_n = 128, c.block_k = 64, c.warps_m = 4, c.warps_n = 2, c.stages = 5;
   REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("shared memory"));
   c = default_config(a100);
   c.warps_m = 3;
