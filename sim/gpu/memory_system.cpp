@@ -123,8 +123,11 @@ struct MemorySystem::Impl {
   void add_store_bytes(int idx, std::uint64_t line, std::uint64_t lo, std::uint64_t hi);
   void flush();  // serves the pending lines, folding their completion into done_
   Tick serve_load(int i);
-  Tick serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
-                std::array<Tick, SectoredCache::kMaxSectors>& times);
+  // Serves sectors `need` of pending line i at L2 and returns when the last is done; if
+  // `times` is given, also each sector's completion (the L1 needs them for its fill).
+  [[gnu::always_inline]] inline Tick serve_l2(int i, std::uint8_t need, std::uint8_t full,
+                                              L2Kind kind,
+                                              std::array<Tick, SectoredCache::kMaxSectors>* times);
   // Slice, global set (slice * sets_per_slice + set in slice) and tag of a line: the slice
   // hash splits the line into (slice, rest), the set hash splits rest into (set, tag).
   struct L2Place {
@@ -239,6 +242,88 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   dram_extra = clock.ticks(gpu.dram.latency.value);
 }
 
+inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t full,
+                                         L2Kind kind,
+                                         std::array<Tick, SectoredCache::kMaxSectors>* times) {
+  const std::uint32_t slice = pend_slice[i];
+  const std::uint32_t set_index = pend_l2_set[i];
+  const std::uint32_t tag = pend_l2_tag[i];
+  const int sm = sm_;
+  const Tick now_tick = now_;
+  const SectoredCache32::Set set = l2.set(set_index);
+  std::uint32_t way = set.find(tag);
+  if (way == SectoredCache32::kNone) {
+    way = set.victim();
+    if (set.occupied(way) && set.dirty(way)) write_back(set_index, set.tag(way), set.dirty(way));
+    set.install(way, tag);
+  }
+  set.touch(way);
+
+  const Tick far = slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
+  const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
+  const double bytes = double(n * sector_bytes);
+  const double now = double(now_tick);
+  counters.l2_bytes += n * sector_bytes;
+  const double f_port = ports[std::size_t(sm)].reserve(now, bytes, port_busy_ps);
+  // An atomic reads and writes the sector at the slice.
+  const double f_slice = slice_servers[slice].reserve(
+      now, kind == L2Kind::Atomic ? 2 * bytes : bytes, l2_busy_ps);
+  const Tick served = ceil_tick(std::max(f_port, f_slice));
+
+  const std::uint8_t valid = set.valid(way);
+  const std::uint8_t hits = need & valid;
+  const std::uint8_t misses = need & static_cast<std::uint8_t>(~valid);
+  counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
+  counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
+
+  if (kind == L2Kind::Write) {
+    // Accepted once the slice has taken the data. Whole sectors become valid without a fetch;
+    // partial ones only dirty (their other bytes are fetched if the sector is ever read).
+    const Tick done = served + l2_hit + far;
+    const std::uint8_t new_valid = full & static_cast<std::uint8_t>(~valid);
+    for (unsigned m = new_valid; m; m &= m - 1) {
+      set.set_ready(way, static_cast<std::uint32_t>(std::countr_zero(m)), done - far);
+    }
+    set.valid(way) |= full;
+    set.dirty(way) |= need;
+    return done;
+  }
+
+  Tick done = now_tick;
+  const Tick hit_done = served + l2_hit + far;
+  if (hits) {
+    done = hit_done;
+    // A fill still in flight completes the hit when it arrives (ready times are stored in
+    // near-partition time). Only read them if the way's bound says one may be that late.
+    const bool maybe_in_flight = set.ready_bound(way) + far > hit_done;
+    if (maybe_in_flight || times) {
+      for (unsigned m = hits; m; m &= m - 1) {
+        const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
+        const Tick t = maybe_in_flight ? std::max(hit_done, set.ready(way, s) + far) : hit_done;
+        if (times) (*times)[s] = t;
+        done = std::max(done, t);
+      }
+    }
+  }
+  if (misses) {
+    const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
+    counters.dram_bytes_read += miss_bytes;
+    const double f_chan = channels[channel_of_line(pend_line[i])].reserve(
+        now, double(miss_bytes), dram_busy_ps);
+    const Tick miss_done =
+        std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + far;
+    for (unsigned m = misses; m; m &= m - 1) {
+      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
+      if (times) (*times)[s] = miss_done;
+      set.set_ready(way, s, miss_done - far);
+    }
+    set.valid(way) |= misses;
+    done = std::max(done, miss_done);
+  }
+  if (kind == L2Kind::Atomic) set.dirty(way) |= need;
+  return done;
+}
+
 int MemorySystem::Impl::entry(std::uint64_t line) {
   // Warps usually walk lines in increasing order, so the common cases (same line as the last
   // entry, or a line above all pending ones) need no search.
@@ -291,7 +376,6 @@ void MemorySystem::Impl::flush() {
       l1.prefetch(pend_l1_set[i]);
     }
   }
-  std::array<Tick, SectoredCache::kMaxSectors> times{};
   for (int i = 0; i < pending; ++i) {
     const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
     Tick t = now_;
@@ -300,7 +384,7 @@ void MemorySystem::Impl::flush() {
         t = serve_load(i);
         break;
       case MemOp::LoadBypassL1:
-        t = serve_l2(i, mask, 0, L2Kind::Read, times);
+        t = serve_l2(i, mask, 0, L2Kind::Read, nullptr);
         break;
       case MemOp::Store: {
         std::uint8_t full = 0;
@@ -309,11 +393,11 @@ void MemorySystem::Impl::flush() {
             full = static_cast<std::uint8_t>(full | (1u << s));
           }
         }
-        t = serve_l2(i, mask, full, L2Kind::Write, times);
+        t = serve_l2(i, mask, full, L2Kind::Write, nullptr);
         break;
       }
       case MemOp::Atomic:
-        t = serve_l2(i, mask, 0, L2Kind::Atomic, times);
+        t = serve_l2(i, mask, 0, L2Kind::Atomic, nullptr);
         break;
     }
     done_ = std::max(done_, t);
@@ -324,10 +408,9 @@ void MemorySystem::Impl::flush() {
 Tick MemorySystem::Impl::serve_load(int i) {
   const std::uint64_t line = pend_line[i];
   const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
-  std::array<Tick, SectoredCache::kMaxSectors> times{};
   if (!l1_enabled) {
     counters.l1_sector_misses += static_cast<std::uint64_t>(popcount(mask));
-    return serve_l2(i, mask, 0, L2Kind::Read, times);
+    return serve_l2(i, mask, 0, L2Kind::Read, nullptr);
   }
   const SectoredCache::Set set = l1.set(pend_l1_set[i]);
   std::uint32_t way = set.find(line);
@@ -352,7 +435,8 @@ Tick MemorySystem::Impl::serve_load(int i) {
     }
   }
   if (need) {
-    done = std::max(done, serve_l2(i, need, 0, L2Kind::Read, times));
+    std::array<Tick, SectoredCache::kMaxSectors> times{};
+    done = std::max(done, serve_l2(i, need, 0, L2Kind::Read, &times));
     for (unsigned m = need; m; m &= m - 1) {
       const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
       set.set_ready(way, s, times[s]);
@@ -367,85 +451,6 @@ void MemorySystem::Impl::write_back(std::uint32_t set, std::uint32_t tag, std::u
   channels[channel_of_line(l2_line(set, tag))].reserve(double(now_), double(bytes),
                                                       dram_busy_ps);
   counters.dram_bytes_write += bytes;
-}
-
-Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
-                                  std::array<Tick, SectoredCache::kMaxSectors>& times) {
-  const std::uint32_t slice = pend_slice[i];
-  const std::uint32_t set_index = pend_l2_set[i];
-  const std::uint32_t tag = pend_l2_tag[i];
-  const int sm = sm_;
-  const Tick now_tick = now_;
-  const SectoredCache32::Set set = l2.set(set_index);
-  std::uint32_t way = set.find(tag);
-  if (way == SectoredCache32::kNone) {
-    way = set.victim();
-    if (set.occupied(way) && set.dirty(way)) write_back(set_index, set.tag(way), set.dirty(way));
-    set.install(way, tag);
-  }
-  set.touch(way);
-
-  const Tick far = slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
-  const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
-  const double bytes = double(n * sector_bytes);
-  const double now = double(now_tick);
-  counters.l2_bytes += n * sector_bytes;
-  const double f_port = ports[std::size_t(sm)].reserve(now, bytes, port_busy_ps);
-  // An atomic reads and writes the sector at the slice.
-  const double f_slice = slice_servers[slice].reserve(
-      now, kind == L2Kind::Atomic ? 2 * bytes : bytes, l2_busy_ps);
-  const Tick served = ceil_tick(std::max(f_port, f_slice));
-
-  const std::uint8_t valid = set.valid(way);
-  const std::uint8_t hits = need & valid;
-  const std::uint8_t misses = need & static_cast<std::uint8_t>(~valid);
-  counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
-  counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
-
-  if (kind == L2Kind::Write) {
-    // Accepted once the slice has taken the data. Whole sectors become valid without a fetch;
-    // partial ones only dirty (their other bytes are fetched if the sector is ever read).
-    const Tick done = served + l2_hit + far;
-    const std::uint8_t new_valid = full & static_cast<std::uint8_t>(~valid);
-    for (unsigned m = new_valid; m; m &= m - 1) {
-      set.set_ready(way, static_cast<std::uint32_t>(std::countr_zero(m)), done - far);
-    }
-    set.valid(way) |= full;
-    set.dirty(way) |= need;
-    for (unsigned m = need; m; m &= m - 1) times[std::size_t(std::countr_zero(m))] = done;
-    return done;
-  }
-
-  Tick done = now_tick;
-  const Tick hit_done = served + l2_hit + far;
-  if (hits) {
-    done = hit_done;
-    // A fill still in flight completes the hit when it arrives (ready times are stored in
-    // near-partition time). Only read them if the way's bound says one may be that late.
-    const bool maybe_in_flight = set.ready_bound(way) + far > hit_done;
-    for (unsigned m = hits; m; m &= m - 1) {
-      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
-      times[s] = maybe_in_flight ? std::max(hit_done, set.ready(way, s) + far) : hit_done;
-      done = std::max(done, times[s]);
-    }
-  }
-  if (misses) {
-    const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
-    counters.dram_bytes_read += miss_bytes;
-    const double f_chan = channels[channel_of_line(pend_line[i])].reserve(
-        now, double(miss_bytes), dram_busy_ps);
-    const Tick miss_done =
-        std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + far;
-    for (unsigned m = misses; m; m &= m - 1) {
-      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
-      times[s] = miss_done;
-      set.set_ready(way, s, miss_done - far);
-    }
-    set.valid(way) |= misses;
-    done = std::max(done, miss_done);
-  }
-  if (kind == L2Kind::Atomic) set.dirty(way) |= need;
-  return done;
 }
 
 Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segments, Tick now) {
@@ -475,6 +480,12 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
       throw std::out_of_range("MemorySystem::access: segment at " + std::to_string(seg.addr) +
                               " ends beyond the modelled address space of " +
                               std::to_string((max_line + 1) << ls) + " B");
+    }
+    if (first_line == last_line && !store) {  // the common case: within one line
+      const auto s0 = static_cast<unsigned>((seg.addr >> ss) & sector_index_mask);
+      const auto s1 = static_cast<unsigned>(((end - 1) >> ss) & sector_index_mask);
+      pend_mask[entry(first_line)] |= ((2u << s1) - 1) & ~((1u << s0) - 1);
+      continue;
     }
     for (std::uint64_t line = first_line; line <= last_line; ++line) {
       // Sectors [s0, s1] of this line are touched.
