@@ -1,7 +1,9 @@
 // Shared-memory bank conflicts: 32 banks x 4 B (every GPU gemmsim models).
 #include <array>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "sim/gpu/smem_banks.hpp"
@@ -80,6 +82,21 @@ TEST_CASE("Wide contiguous accesses cost one wavefront per 128-byte phase", "[sm
   CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l * 16; }), 8, smem) == 4);
 }
 
+TEST_CASE("Sub-word and unaligned accesses are counted by the words they touch", "[smem]") {
+  const auto smem = banks32();
+  // 32 consecutive bytes or halfwords: 8 or 16 words in distinct banks.
+  CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l; }), 1, smem) == 1);
+  CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l * 2; }), 2, smem) == 1);
+  // Halfwords 64 bytes apart: words 16 apart, so 16 distinct words in each of banks 0 and 16.
+  CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l * 64; }), 2, smem) == 16);
+  // 8-byte accesses 4 bytes off alignment: each half-warp touches 32 consecutive words (1..32
+  // in the first), one per bank.
+  CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l * 8 + 4; }), 8, smem) == 2);
+  // 16-byte accesses 4 bytes off a 512-byte stride: every lane touches banks 1-4, 8 distinct
+  // words in each.
+  CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l * 512 + 4; }, 8), 16, smem) == 8);
+}
+
 TEST_CASE("Inactive lanes cost nothing", "[smem]") {
   const auto smem = banks32();
   CHECK(smem_wavefronts({}, 4, smem) == 0);
@@ -115,4 +132,30 @@ TEST_CASE("Malformed bank queries are rejected", "[smem]") {
   const std::array<std::uint32_t, 4> a{0, 4, 8, 12};
   CHECK_THROWS_AS(smem_wavefronts(a, 3, smem), std::invalid_argument);
   CHECK_THROWS_AS(ldmatrix_wavefronts(a, smem), std::invalid_argument);
+}
+
+TEST_CASE("Bank-conflict calculator call rate", "[.bench]") {
+  const auto smem = banks32();
+  const auto swizzled = [](int r, int c) { return std::uint32_t(r * 128 + ((c ^ (r % 8)) * 16)); };
+  const auto naive = [](int r, int c) { return std::uint32_t(r * 128 + c * 16); };
+  const auto conflict_free = ldmatrix_x4_rows(0, 0, swizzled);
+  const auto eight_way = ldmatrix_x4_rows(0, 0, naive);
+  std::array<std::uint32_t, 32> stride1{}, stride8{};
+  for (std::uint32_t l = 0; l < 32; ++l) {
+    stride1[l] = l * 4;
+    stride8[l] = l * 32;
+  }
+  constexpr int kCalls = 1'000'000;
+  auto rate = [&](const char* name, auto&& call) {
+    long sum = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kCalls; ++i) sum += call();
+    const double ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("smem bench: %-34s %6.1f ns/call (%ld wavefronts)\n", name, ns / kCalls, sum);
+  };
+  rate("ldmatrix.x4, swizzled (4 x 1)", [&] { return ldmatrix_wavefronts(conflict_free, smem); });
+  rate("ldmatrix.x4, unpadded (4 x 8)", [&] { return ldmatrix_wavefronts(eight_way, smem); });
+  rate("ld.shared.b32, stride 1 (1)", [&] { return smem_wavefronts(stride1, 4, smem); });
+  rate("ld.shared.b32, stride 8 words (8)", [&] { return smem_wavefronts(stride8, 4, smem); });
 }
