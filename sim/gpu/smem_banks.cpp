@@ -19,7 +19,9 @@ struct BankGeometry {
   std::uint32_t bank_mask;
 };
 
-bool is_pow2(std::uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }  // no popcount call
+bool is_pow2(std::uint64_t x) {
+  return x != 0 && (x & (x - 1)) == 0;
+}  // no popcount call
 
 BankGeometry geometry(const SharedMemSpec& smem) {
   const auto width = smem.bank_width.value;
@@ -41,6 +43,7 @@ BankGeometry geometry(const SharedMemSpec& smem) {
 // conflict-free phase costs one chain step per unit.
 class Phase {
  public:
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): arrays cleared as far as used
   explicit Phase(int groups) : group_mask_(std::uint32_t(groups - 1)) {
     // Only the first `groups` entries are used: clear just those.
     std::fill_n(head_.begin(), groups, std::int16_t{-1});
@@ -50,7 +53,9 @@ class Phase {
   void add(std::uint32_t unit) {
     const std::uint32_t g = unit & group_mask_;
     for (int i = head_[g]; i >= 0; i = prev_[i]) {
-      if (units_[i] == unit) return;  // broadcast
+      if (units_[i] == unit) {
+        return;  // broadcast
+      }
     }
     units_[n_] = unit;
     prev_[n_] = head_[g];
@@ -90,9 +95,13 @@ int phase_wavefronts(const std::uint32_t* addr, std::size_t n, std::uint32_t byt
       seen |= bit;
     }
     if (!misaligned) {
-      if (!shared) return n > 0 ? 1 : 0;
+      if (!shared) {
+        return n > 0 ? 1 : 0;
+      }
       Phase phase(groups);
-      for (std::size_t i = 0; i < n; ++i) phase.add(addr[i] >> access_shift);
+      for (std::size_t i = 0; i < n; ++i) {
+        phase.add(addr[i] >> access_shift);
+      }
       return phase.wavefronts();
     }
   }
@@ -101,7 +110,9 @@ int phase_wavefronts(const std::uint32_t* addr, std::size_t n, std::uint32_t byt
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t first = addr[i] >> g.bank_shift;
     const std::uint32_t last = (addr[i] + bytes - 1) >> g.bank_shift;
-    for (std::uint32_t w = first; w <= last; ++w) phase.add(w);
+    for (std::uint32_t w = first; w <= last; ++w) {
+      phase.add(w);
+    }
   }
   return phase.wavefronts();
 }
@@ -116,7 +127,9 @@ int smem_wavefronts(std::span<const std::uint32_t> lane_addr, int access_bytes,
     throw std::invalid_argument("smem_wavefronts: access_bytes " + std::to_string(access_bytes) +
                                 " is not 1, 2, 4, 8 or 16");
   }
-  if (lane_addr.size() > 32) throw std::invalid_argument("smem_wavefronts: more than 32 lanes");
+  if (lane_addr.size() > 32) {
+    throw std::invalid_argument("smem_wavefronts: more than 32 lanes");
+  }
   // A phase moves at most one row of banks (banks x width bytes, 128 B): 8-byte accesses are
   // served a half-warp at a time, 16-byte accesses a quarter-warp at a time. Narrower
   // accesses fit in one phase.

@@ -14,11 +14,16 @@ using namespace gemmsim::sim;
 
 namespace {
 
-SharedMemSpec banks32() { return test::small_test_gpu().smem; }
+SharedMemSpec banks32() {
+  return test::small_test_gpu().smem;
+}
 
 std::vector<std::uint32_t> lanes(std::uint32_t (*addr)(std::uint32_t lane), int n = 32) {
   std::vector<std::uint32_t> v;
-  for (int l = 0; l < n; ++l) v.push_back(addr(std::uint32_t(l)));
+  v.reserve(std::size_t(n));
+  for (int l = 0; l < n; ++l) {
+    v.push_back(addr(std::uint32_t(l)));
+  }
   return v;
 }
 
@@ -43,14 +48,15 @@ TEST_CASE("An n-way bank conflict of 4-byte accesses costs n wavefronts", "[smem
   const auto smem = banks32();
   for (const std::uint32_t n : {1u, 2u, 4u, 8u, 16u, 32u}) {
     std::vector<std::uint32_t> addr;
-    for (std::uint32_t lane = 0; lane < 32; ++lane) addr.push_back(lane * n * 4);
+    for (std::uint32_t lane = 0; lane < 32; ++lane) {
+      addr.push_back(lane * n * 4);
+    }
     INFO("stride " << n << " words");
     CHECK(smem_wavefronts(addr, 4, smem) == int(n));
   }
 }
 
-TEST_CASE("Padding a 32x32 fp32 tile by one word removes the column-access conflict",
-          "[smem]") {
+TEST_CASE("Padding a 32x32 fp32 tile by one word removes the column-access conflict", "[smem]") {
   const auto smem = banks32();
   for (std::uint32_t col : {0u, 5u, 31u}) {
     std::vector<std::uint32_t> unpadded, padded;
@@ -67,8 +73,7 @@ TEST_CASE("Lanes reading the same word are served by one broadcast", "[smem]") {
   const auto smem = banks32();
   CHECK(smem_wavefronts(lanes([](std::uint32_t) { return 64u; }), 4, smem) == 1);
   // Half the warp on one word, the other half on distinct banks: still one wavefront.
-  CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l < 16 ? 0u : l * 4; }), 4, smem) ==
-        1);
+  CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l < 16 ? 0u : l * 4; }), 4, smem) == 1);
   // Two words of one bank, each read by 16 lanes: two wavefronts, not sixteen.
   CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return (l % 2) * 128; }), 4, smem) == 2);
 }
@@ -105,9 +110,10 @@ TEST_CASE("Inactive lanes cost nothing", "[smem]") {
   CHECK(smem_wavefronts(lanes([](std::uint32_t l) { return l * 128; }, 4), 4, smem) == 4);
 }
 
-TEST_CASE("ldmatrix.x4 on an unpadded 64-column fp16 tile costs 8 wavefronts per matrix and "
-          "a 16-byte pad or an XOR swizzle makes it 1",
-          "[smem]") {
+TEST_CASE(
+    "ldmatrix.x4 on an unpadded 64-column fp16 tile costs 8 wavefronts per matrix and "
+    "a 16-byte pad or an XOR swizzle makes it 1",
+    "[smem]") {
   const auto smem = banks32();
   // 64 fp16 = 128 B per row: all rows start in bank 0.
   const auto naive = [](int r, int c) { return std::uint32_t(r * 128 + c * 16); };
@@ -149,7 +155,9 @@ TEST_CASE("Bank-conflict calculator call rate", "[.bench]") {
   auto rate = [&](const char* name, auto&& call) {
     long sum = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kCalls; ++i) sum += call();
+    for (int i = 0; i < kCalls; ++i) {
+      sum += call();
+    }
     const double ns =
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
     std::printf("smem bench: %-34s %6.1f ns/call (%ld wavefronts)\n", name, ns / kCalls, sum);
