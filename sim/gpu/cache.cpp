@@ -40,14 +40,20 @@ std::unique_ptr<std::byte[], CacheStorage::Free> CacheStorage::allocate(std::siz
   const std::size_t align = bytes >= kHugePage ? kHugePage : 64;
   const std::size_t size = round_up(std::max<std::size_t>(bytes, 1), align);
   auto* p = static_cast<std::byte*>(std::aligned_alloc(align, size));
-  if (p == nullptr) throw std::bad_alloc();
+  if (p == nullptr) {
+    throw std::bad_alloc();
+  }
 #if defined(__linux__)
-  if (align == kHugePage) madvise(p, size, MADV_HUGEPAGE);  // before the first touch
+  if (align == kHugePage) {
+    madvise(p, size, MADV_HUGEPAGE);  // before the first touch
+  }
 #endif
   std::memset(p, 0, size);
   return std::unique_ptr<std::byte[], Free>(p);
 }
 
-void CacheStorage::Free::operator()(std::byte* p) const { std::free(p); }
+void CacheStorage::Free::operator()(std::byte* p) const {
+  std::free(p);
+}
 
 }  // namespace gemmsim::sim

@@ -40,7 +40,7 @@ class FastDivider {
   std::uint64_t remainder(std::uint64_t n) const { return n - quotient(n) * divisor_; }
 
  private:
-  __extension__ typedef unsigned __int128 U128;
+  __extension__ using U128 = unsigned __int128;
   std::uint64_t divisor_ = 1;
   std::uint64_t magic_ = 0;     // ceil(2^64 / d); 0 for d = 1
   std::uint64_t identity_ = 0;  // all ones for d = 1 (2^64 does not fit), else 0
@@ -54,9 +54,10 @@ class FastDivider {
 //    such as walking a column of a row-major matrix, do not camp on one bucket).
 // It does both by rotating the key's residue by a hash of its quotient:
 //   bucket = (key mod n + rotation(key div n)) mod n,   rest = key div n,
-// where rotation(q) is a 32-bit hash of q scaled to [0, n) by a multiply-shift. (bucket, rest) identifies the key uniquely, so a cache indexed by bucket and
-// then by rest (L2: slice, then set within the slice) partitions the address space exactly.
-// A plain XOR fold of address bits is only balanced when n is a power of two.
+// where rotation(q) is a 32-bit hash of q scaled to [0, n) by a multiply-shift. (bucket, rest)
+// identifies the key uniquely, so a cache indexed by bucket and then by rest (L2: slice, then set
+// within the slice) partitions the address space exactly. A plain XOR fold of address bits is only
+// balanced when n is a power of two.
 class BucketHash {
  public:
   BucketHash() = default;
@@ -70,7 +71,9 @@ class BucketHash {
     const std::uint64_t q = div_.quotient(key);
     const std::uint64_t r = key - q * n_;
     std::uint64_t b = r + rotation(q);
-    if (b >= n_) b -= n_;
+    if (b >= n_) {
+      b -= n_;
+    }
     return {static_cast<std::uint32_t>(b), q};
   }
   std::uint32_t bucket(std::uint64_t key) const { return split(key).bucket; }
@@ -158,7 +161,9 @@ class BasicSectoredCache {
     // used line.
     std::uint32_t victim() const {
       const std::uint32_t empty = first_equal(tags(), Tag{0}, layout_.ways);
-      if (empty != kNone) return empty;
+      if (empty != kNone) {
+        return empty;
+      }
       return first_equal(ranks(), std::uint8_t{0}, layout_.ways);  // ranks: a permutation
     }
     bool occupied(std::uint32_t way) const { return tags()[way] != 0; }
@@ -240,7 +245,9 @@ class BasicSectoredCache {
     data_ = CacheStorage::allocate(block_ * sets);
     for (std::uint32_t i = 0; i < sets; ++i) {
       auto* r = reinterpret_cast<std::uint8_t*>(block(i) + layout_.ranks);
-      for (std::uint32_t w = 0; w < ways; ++w) r[w] = static_cast<std::uint8_t>(w);
+      for (std::uint32_t w = 0; w < ways; ++w) {
+        r[w] = static_cast<std::uint8_t>(w);
+      }
     }
   }
 
@@ -252,17 +259,19 @@ class BasicSectoredCache {
   // Starts loading the header of set `index` into the host's caches.
   void prefetch(std::uint32_t index) const {
     const std::byte* b = block(index);
-    for (std::size_t off = 0; off < header_bytes_; off += 64) __builtin_prefetch(b + off, 1);
+    for (std::size_t off = 0; off < header_bytes_; off += 64) {
+      __builtin_prefetch(b + off, 1);
+    }
   }
 
  private:
-  typedef std::uint8_t V16u8 __attribute__((vector_size(16)));
+  using V16u8 [[gnu::vector_size(16)]] = std::uint8_t;
   static constexpr std::uint32_t kUnknownBound = std::numeric_limits<std::uint32_t>::max();
 
   // Index of the first of `n` elements (stored padded to 16 bytes) equal to `x`, or kNone.
   template <typename T>
   static std::uint32_t first_equal(const T* p, T x, std::uint32_t n) {
-    typedef T V __attribute__((vector_size(16)));
+    using V [[gnu::vector_size(16)]] = T;
     constexpr std::uint32_t kLanes = 16 / sizeof(T);
     const V xv = x - V{};
     for (std::uint32_t i = 0; i < n; i += kLanes) {

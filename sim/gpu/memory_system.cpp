@@ -57,16 +57,22 @@ Tick ceil_tick(double ps) {
 // Sector masks are 8 bits; std::popcount would be a library call without -mpopcnt.
 constexpr std::array<std::uint8_t, 256> kPopcount = [] {
   std::array<std::uint8_t, 256> t{};
-  for (unsigned i = 0; i < 256; ++i) t[i] = static_cast<std::uint8_t>(std::popcount(i));
+  for (unsigned i = 0; i < 256; ++i) {
+    t[i] = static_cast<std::uint8_t>(std::popcount(i));
+  }
   return t;
 }();
-int popcount(unsigned mask) { return kPopcount[mask & 0xffu]; }
+int popcount(unsigned mask) {
+  return kPopcount[mask & 0xffu];
+}
 
 [[noreturn]] void bad(const std::string& what) {
   throw std::invalid_argument("MemorySystem: " + what);
 }
 
-bool is_pow2(std::uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+bool is_pow2(std::uint64_t x) {
+  return x != 0 && (x & (x - 1)) == 0;
+}
 
 enum class L2Kind { Read, Write, Atomic };
 
@@ -92,7 +98,7 @@ struct MemorySystem::Impl {
   std::uint32_t slices = 0, sets_per_slice = 0, partitions = 1;
   std::vector<std::uint8_t> slice_is_far;  // [sm * slices + slice]: slice outside sm's partition
   BucketHash slice_hash, set_hash;
-  SectoredCache32 l2;  // tag: the line number divided by slices, then by sets per slice
+  SectoredCache32 l2;          // tag: the line number divided by slices, then by sets per slice
   std::uint64_t max_line = 0;  // beyond it the 32-bit L2 tag would overflow
 
   FastDivider lines_per_chunk;  // DRAM interleave, in lines
@@ -123,8 +129,11 @@ struct MemorySystem::Impl {
   void add_store_bytes(int idx, std::uint64_t line, std::uint64_t lo, std::uint64_t hi);
   void flush();  // serves the pending lines, folding their completion into done_
   Tick serve_load(int i);
-  Tick serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
-                std::array<Tick, SectoredCache::kMaxSectors>& times);
+  // Serves sectors `need` of pending line i at L2 and returns when the last is done; if
+  // `times` is given, also each sector's completion (the L1 needs them for its fill).
+  [[gnu::always_inline]] inline Tick serve_l2(int i, std::uint8_t need, std::uint8_t full,
+                                              L2Kind kind,
+                                              std::array<Tick, SectoredCache::kMaxSectors>* times);
   // Slice, global set (slice * sets_per_slice + set in slice) and tag of a line: the slice
   // hash splits the line into (slice, rest), the set hash splits rest into (set, tag).
   struct L2Place {
@@ -148,14 +157,17 @@ struct MemorySystem::Impl {
 MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
                          const MemorySystemOptions& opt) {
   sm_count = gpu.sm_count;
-  if (sm_count <= 0) bad("sm_count must be >= 1");
+  if (sm_count <= 0) {
+    bad("sm_count must be >= 1");
+  }
 
   // Line and sector geometry (L1 and L2 share it on every NVIDIA GPU since Volta).
   const std::uint64_t line = gpu.l2.line.value, sector = gpu.l2.sector.value;
   if (!is_pow2(line) || !is_pow2(sector) || sector > line || sector > 64 ||
       line / sector > SectoredCache::kMaxSectors) {
     bad("l2.line and l2.sector must be powers of two with sector <= 64 B and at most 8 sectors "
-        "per line (line " + std::to_string(line) + ", sector " + std::to_string(sector) + ")");
+        "per line (line " +
+        std::to_string(line) + ", sector " + std::to_string(sector) + ")");
   }
   line_shift = std::countr_zero(line);
   sector_shift = std::countr_zero(sector);
@@ -169,7 +181,9 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
     if (gpu.l1.line.value != line || gpu.l1.sector.value != sector) {
       bad("l1.line/l1.sector must equal l2.line/l2.sector");
     }
-    if (gpu.l1.associativity <= 0) bad("l1.associativity must be >= 1");
+    if (gpu.l1.associativity <= 0) {
+      bad("l1.associativity must be >= 1");
+    }
     const std::uint64_t sets = gpu.l1.size.value / (line * std::uint64_t(gpu.l1.associativity));
     if (sets == 0 || sets > FastDivider::kMaxDivisor) {
       bad("l1.size / (l1.line * l1.associativity) must be in [1, 2^20)");
@@ -184,8 +198,12 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   if (gpu.l2.slices <= 0 || std::uint64_t(gpu.l2.slices) > FastDivider::kMaxDivisor) {
     bad("l2.slices must be in [1, 2^20)");
   }
-  if (gpu.l2.partitions <= 0) bad("l2.partitions must be >= 1");
-  if (gpu.l2.associativity <= 0) bad("l2.associativity must be >= 1");
+  if (gpu.l2.partitions <= 0) {
+    bad("l2.partitions must be >= 1");
+  }
+  if (gpu.l2.associativity <= 0) {
+    bad("l2.associativity must be >= 1");
+  }
   slices = static_cast<std::uint32_t>(gpu.l2.slices);
   partitions = static_cast<std::uint32_t>(gpu.l2.partitions);
   const std::uint64_t l2_sets =
@@ -226,9 +244,15 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   const double period = clock.period_ps();
   const double slice_bpc = gpu.l2.bandwidth.bytes_per_cycle(f) / slices;
   const double chan_bpc = gpu.dram.sustained.bytes_per_cycle(f) / gpu.dram.channels;
-  if (!(slice_bpc > 0)) bad("l2.bandwidth must be > 0");
-  if (!(chan_bpc > 0)) bad("dram.sustained must be > 0");
-  if (!(opt.sm_port_bytes_per_clk > 0)) bad("sm_port_bytes_per_clk must be > 0");
+  if (!(slice_bpc > 0)) {
+    bad("l2.bandwidth must be > 0");
+  }
+  if (!(chan_bpc > 0)) {
+    bad("dram.sustained must be > 0");
+  }
+  if (!(opt.sm_port_bytes_per_clk > 0)) {
+    bad("sm_port_bytes_per_clk must be > 0");
+  }
   ports.assign(std::size_t(sm_count), Server{0, period / opt.sm_port_bytes_per_clk});
   slice_servers.assign(slices, Server{0, period / slice_bpc});
   channels.assign(std::size_t(gpu.dram.channels), Server{0, period / chan_bpc});
@@ -239,24 +263,122 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   dram_extra = clock.ticks(gpu.dram.latency.value);
 }
 
+inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
+                                         std::array<Tick, SectoredCache::kMaxSectors>* times) {
+  const std::uint32_t slice = pend_slice[i];
+  const std::uint32_t set_index = pend_l2_set[i];
+  const std::uint32_t tag = pend_l2_tag[i];
+  const int sm = sm_;
+  const Tick now_tick = now_;
+  const SectoredCache32::Set set = l2.set(set_index);
+  std::uint32_t way = set.find(tag);
+  if (way == SectoredCache32::kNone) {
+    way = set.victim();
+    if (set.occupied(way) && set.dirty(way)) {
+      write_back(set_index, set.tag(way), set.dirty(way));
+    }
+    set.install(way, tag);
+  }
+  set.touch(way);
+
+  const Tick far = slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
+  const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
+  const double bytes = double(n * sector_bytes);
+  const double now = double(now_tick);
+  counters.l2_bytes += std::uint64_t{n} * sector_bytes;
+  const double f_port = ports[std::size_t(sm)].reserve(now, bytes, port_busy_ps);
+  // An atomic reads and writes the sector at the slice.
+  const double f_slice =
+      slice_servers[slice].reserve(now, kind == L2Kind::Atomic ? 2 * bytes : bytes, l2_busy_ps);
+  const Tick served = ceil_tick(std::max(f_port, f_slice));
+
+  const std::uint8_t valid = set.valid(way);
+  const std::uint8_t hits = need & valid;
+  const std::uint8_t misses = need & static_cast<std::uint8_t>(~valid);
+  counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
+  counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
+
+  if (kind == L2Kind::Write) {
+    // Accepted once the slice has taken the data. Whole sectors become valid without a fetch;
+    // partial ones only dirty (their other bytes are fetched if the sector is ever read).
+    const Tick done = served + l2_hit + far;
+    const std::uint8_t new_valid = full & static_cast<std::uint8_t>(~valid);
+    for (unsigned m = new_valid; m; m &= m - 1) {
+      set.set_ready(way, static_cast<std::uint32_t>(std::countr_zero(m)), done - far);
+    }
+    set.valid(way) |= full;
+    set.dirty(way) |= need;
+    return done;
+  }
+
+  Tick done = now_tick;
+  const Tick hit_done = served + l2_hit + far;
+  if (hits) {
+    done = hit_done;
+    // A fill still in flight completes the hit when it arrives (ready times are stored in
+    // near-partition time). Only read them if the way's bound says one may be that late.
+    const bool maybe_in_flight = set.ready_bound(way) + far > hit_done;
+    if (maybe_in_flight || times) {
+      for (unsigned m = hits; m; m &= m - 1) {
+        const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
+        const Tick t = maybe_in_flight ? std::max(hit_done, set.ready(way, s) + far) : hit_done;
+        if (times) {
+          (*times)[s] = t;
+        }
+        done = std::max(done, t);
+      }
+    }
+  }
+  if (misses) {
+    const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
+    counters.dram_bytes_read += miss_bytes;
+    const double f_chan =
+        channels[channel_of_line(pend_line[i])].reserve(now, double(miss_bytes), dram_busy_ps);
+    const Tick miss_done = std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + far;
+    for (unsigned m = misses; m; m &= m - 1) {
+      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
+      if (times) {
+        (*times)[s] = miss_done;
+      }
+      set.set_ready(way, s, miss_done - far);
+    }
+    set.valid(way) |= misses;
+    done = std::max(done, miss_done);
+  }
+  if (kind == L2Kind::Atomic) {
+    set.dirty(way) |= need;
+  }
+  return done;
+}
+
 int MemorySystem::Impl::entry(std::uint64_t line) {
   // Warps usually walk lines in increasing order, so the common cases (same line as the last
   // entry, or a line above all pending ones) need no search.
   const int n = pending;
   if (n > 0) {
-    if (pend_line[n - 1] == line) return n - 1;
+    if (pend_line[n - 1] == line) {
+      return n - 1;
+    }
     if (line <= pending_max_line) {
       for (int i = 0; i < n; ++i) {
-        if (pend_line[i] == line) return i;
+        if (pend_line[i] == line) {
+          return i;
+        }
       }
     }
   }
-  if (n == kPending) flush();
+  if (n == kPending) {
+    flush();
+  }
   const int idx = pending++;
   pend_line[idx] = line;
   pend_mask[idx] = 0;
-  if (op_ == MemOp::Store) pend_cover[idx].fill(0);
-  if (idx == 0 || line > pending_max_line) pending_max_line = line;
+  if (op_ == MemOp::Store) {
+    pend_cover[idx].fill(0);
+  }
+  if (idx == 0 || line > pending_max_line) {
+    pending_max_line = line;
+  }
   return idx;
 }
 
@@ -291,7 +413,6 @@ void MemorySystem::Impl::flush() {
       l1.prefetch(pend_l1_set[i]);
     }
   }
-  std::array<Tick, SectoredCache::kMaxSectors> times{};
   for (int i = 0; i < pending; ++i) {
     const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
     Tick t = now_;
@@ -300,7 +421,7 @@ void MemorySystem::Impl::flush() {
         t = serve_load(i);
         break;
       case MemOp::LoadBypassL1:
-        t = serve_l2(i, mask, 0, L2Kind::Read, times);
+        t = serve_l2(i, mask, 0, L2Kind::Read, nullptr);
         break;
       case MemOp::Store: {
         std::uint8_t full = 0;
@@ -309,11 +430,11 @@ void MemorySystem::Impl::flush() {
             full = static_cast<std::uint8_t>(full | (1u << s));
           }
         }
-        t = serve_l2(i, mask, full, L2Kind::Write, times);
+        t = serve_l2(i, mask, full, L2Kind::Write, nullptr);
         break;
       }
       case MemOp::Atomic:
-        t = serve_l2(i, mask, 0, L2Kind::Atomic, times);
+        t = serve_l2(i, mask, 0, L2Kind::Atomic, nullptr);
         break;
     }
     done_ = std::max(done_, t);
@@ -324,10 +445,9 @@ void MemorySystem::Impl::flush() {
 Tick MemorySystem::Impl::serve_load(int i) {
   const std::uint64_t line = pend_line[i];
   const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
-  std::array<Tick, SectoredCache::kMaxSectors> times{};
   if (!l1_enabled) {
     counters.l1_sector_misses += static_cast<std::uint64_t>(popcount(mask));
-    return serve_l2(i, mask, 0, L2Kind::Read, times);
+    return serve_l2(i, mask, 0, L2Kind::Read, nullptr);
   }
   const SectoredCache::Set set = l1.set(pend_l1_set[i]);
   std::uint32_t way = set.find(line);
@@ -352,7 +472,8 @@ Tick MemorySystem::Impl::serve_load(int i) {
     }
   }
   if (need) {
-    done = std::max(done, serve_l2(i, need, 0, L2Kind::Read, times));
+    std::array<Tick, SectoredCache::kMaxSectors> times{};
+    done = std::max(done, serve_l2(i, need, 0, L2Kind::Read, &times));
     for (unsigned m = need; m; m &= m - 1) {
       const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
       set.set_ready(way, s, times[s]);
@@ -364,88 +485,8 @@ Tick MemorySystem::Impl::serve_load(int i) {
 
 void MemorySystem::Impl::write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty) {
   const std::uint64_t bytes = std::uint64_t(popcount(dirty)) * sector_bytes;
-  channels[channel_of_line(l2_line(set, tag))].reserve(double(now_), double(bytes),
-                                                      dram_busy_ps);
+  channels[channel_of_line(l2_line(set, tag))].reserve(double(now_), double(bytes), dram_busy_ps);
   counters.dram_bytes_write += bytes;
-}
-
-Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
-                                  std::array<Tick, SectoredCache::kMaxSectors>& times) {
-  const std::uint32_t slice = pend_slice[i];
-  const std::uint32_t set_index = pend_l2_set[i];
-  const std::uint32_t tag = pend_l2_tag[i];
-  const int sm = sm_;
-  const Tick now_tick = now_;
-  const SectoredCache32::Set set = l2.set(set_index);
-  std::uint32_t way = set.find(tag);
-  if (way == SectoredCache32::kNone) {
-    way = set.victim();
-    if (set.occupied(way) && set.dirty(way)) write_back(set_index, set.tag(way), set.dirty(way));
-    set.install(way, tag);
-  }
-  set.touch(way);
-
-  const Tick far = slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
-  const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
-  const double bytes = double(n * sector_bytes);
-  const double now = double(now_tick);
-  counters.l2_bytes += n * sector_bytes;
-  const double f_port = ports[std::size_t(sm)].reserve(now, bytes, port_busy_ps);
-  // An atomic reads and writes the sector at the slice.
-  const double f_slice = slice_servers[slice].reserve(
-      now, kind == L2Kind::Atomic ? 2 * bytes : bytes, l2_busy_ps);
-  const Tick served = ceil_tick(std::max(f_port, f_slice));
-
-  const std::uint8_t valid = set.valid(way);
-  const std::uint8_t hits = need & valid;
-  const std::uint8_t misses = need & static_cast<std::uint8_t>(~valid);
-  counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
-  counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
-
-  if (kind == L2Kind::Write) {
-    // Accepted once the slice has taken the data. Whole sectors become valid without a fetch;
-    // partial ones only dirty (their other bytes are fetched if the sector is ever read).
-    const Tick done = served + l2_hit + far;
-    const std::uint8_t new_valid = full & static_cast<std::uint8_t>(~valid);
-    for (unsigned m = new_valid; m; m &= m - 1) {
-      set.set_ready(way, static_cast<std::uint32_t>(std::countr_zero(m)), done - far);
-    }
-    set.valid(way) |= full;
-    set.dirty(way) |= need;
-    for (unsigned m = need; m; m &= m - 1) times[std::size_t(std::countr_zero(m))] = done;
-    return done;
-  }
-
-  Tick done = now_tick;
-  const Tick hit_done = served + l2_hit + far;
-  if (hits) {
-    done = hit_done;
-    // A fill still in flight completes the hit when it arrives (ready times are stored in
-    // near-partition time). Only read them if the way's bound says one may be that late.
-    const bool maybe_in_flight = set.ready_bound(way) + far > hit_done;
-    for (unsigned m = hits; m; m &= m - 1) {
-      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
-      times[s] = maybe_in_flight ? std::max(hit_done, set.ready(way, s) + far) : hit_done;
-      done = std::max(done, times[s]);
-    }
-  }
-  if (misses) {
-    const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
-    counters.dram_bytes_read += miss_bytes;
-    const double f_chan = channels[channel_of_line(pend_line[i])].reserve(
-        now, double(miss_bytes), dram_busy_ps);
-    const Tick miss_done =
-        std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + far;
-    for (unsigned m = misses; m; m &= m - 1) {
-      const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
-      times[s] = miss_done;
-      set.set_ready(way, s, miss_done - far);
-    }
-    set.valid(way) |= misses;
-    done = std::max(done, miss_done);
-  }
-  if (kind == L2Kind::Atomic) set.dirty(way) |= need;
-  return done;
 }
 
 Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segments, Tick now) {
@@ -455,8 +496,7 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
   }
   if (now < last_now) {
     throw std::logic_error("MemorySystem::access: issue time went backwards (" +
-                           std::to_string(now) + " ps after " + std::to_string(last_now) +
-                           " ps)");
+                           std::to_string(now) + " ps after " + std::to_string(last_now) + " ps)");
   }
   last_now = now;
   sm_ = sm;
@@ -468,13 +508,21 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
   const std::uint64_t sector_index_mask = sectors_per_line - 1;
   const bool store = op == MemOp::Store;
   for (const Segment& seg : segments) {
-    if (seg.bytes == 0) continue;
+    if (seg.bytes == 0) {
+      continue;
+    }
     const std::uint64_t end = seg.addr + seg.bytes;
     const std::uint64_t first_line = seg.addr >> ls, last_line = (end - 1) >> ls;
     if (last_line > max_line) {
       throw std::out_of_range("MemorySystem::access: segment at " + std::to_string(seg.addr) +
                               " ends beyond the modelled address space of " +
                               std::to_string((max_line + 1) << ls) + " B");
+    }
+    if (first_line == last_line && !store) {  // the common case: within one line
+      const auto s0 = static_cast<unsigned>((seg.addr >> ss) & sector_index_mask);
+      const auto s1 = static_cast<unsigned>(((end - 1) >> ss) & sector_index_mask);
+      pend_mask[entry(first_line)] |= ((2u << s1) - 1) & ~((1u << s0) - 1);
+      continue;
     }
     for (std::uint64_t line = first_line; line <= last_line; ++line) {
       // Sectors [s0, s1] of this line are touched.
@@ -486,8 +534,7 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
       const int idx = entry(line);
       pend_mask[idx] |= ((2u << s1) - 1) & ~((1u << s0) - 1);
       if (store) {
-        add_store_bytes(idx, line, std::max(seg.addr, line << ls),
-                        std::min(end, (line + 1) << ls));
+        add_store_bytes(idx, line, std::max(seg.addr, line << ls), std::min(end, (line + 1) << ls));
       }
     }
   }
@@ -496,14 +543,18 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
 }
 
 Tick MemorySystem::Impl::write_back_dirty(Tick now) {
-  if (now < last_now) throw std::logic_error("MemorySystem::write_back_dirty: time went backwards");
+  if (now < last_now) {
+    throw std::logic_error("MemorySystem::write_back_dirty: time went backwards");
+  }
   last_now = now;
   now_ = now;
   double done = double(now);
   for (std::uint32_t index = 0; index < l2.sets(); ++index) {
     const SectoredCache32::Set set = l2.set(index);
     for (std::uint32_t way = 0; way < l2.ways(); ++way) {
-      if (!set.occupied(way) || !set.dirty(way)) continue;
+      if (!set.occupied(way) || !set.dirty(way)) {
+        continue;
+      }
       const std::uint64_t bytes = std::uint64_t(popcount(set.dirty(way))) * sector_bytes;
       done = std::max(done, channels[channel_of_line(l2_line(index, set.tag(way)))].reserve(
                                 double(now), double(bytes), dram_busy_ps));
@@ -535,7 +586,9 @@ const MemoryCounters& MemorySystem::counters() const {
   return impl_->counters;
 }
 
-Tick MemorySystem::write_back_dirty(Tick now) { return impl_->write_back_dirty(now); }
+Tick MemorySystem::write_back_dirty(Tick now) {
+  return impl_->write_back_dirty(now);
+}
 
 int MemorySystem::l2_slice(std::uint64_t addr) const {
   return static_cast<int>(impl_->l2_place(addr >> impl_->line_shift).slice);

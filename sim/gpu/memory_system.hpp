@@ -62,9 +62,9 @@ struct MemoryCounters {
   std::uint64_t l2_sector_misses = 0;
   std::uint64_t l1_sector_hits = 0;
   std::uint64_t l1_sector_misses = 0;
-  std::uint64_t l2_bytes = 0;        // bytes served by L2 to the SMs (reads + writes)
-  Tick dram_busy = 0;                // sum over channels of busy time
-  Tick l2_busy = 0;                  // sum over slices of busy time
+  std::uint64_t l2_bytes = 0;  // bytes served by L2 to the SMs (reads + writes)
+  Tick dram_busy = 0;          // sum over channels of busy time
+  Tick l2_busy = 0;            // sum over slices of busy time
   double l2_hit_rate_pct() const {
     const auto n = l2_sector_hits + l2_sector_misses;
     return n ? 100.0 * double(l2_sector_hits) / double(n) : 0.0;

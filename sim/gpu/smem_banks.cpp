@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -10,60 +11,110 @@ namespace gemmsim::sim {
 namespace {
 
 constexpr int kMaxBanks = 64;
-constexpr int kMaxWordsPerPhase = 128;  // 32 lanes x 16 B / 4 B
+constexpr int kMaxUnits = 32 * 5;  // 32 lanes, an unaligned 16-byte access spans 5 words
 
-// Counts the wavefronts of one phase: the largest number of distinct words any one bank must
-// deliver. Identical words are one word (broadcast). Distinct words are kept per bank in a
-// chain through a fixed array, so a conflict-free phase costs one comparison-free insertion
-// per word and nothing is allocated.
+struct BankGeometry {
+  int bank_shift;  // log2(bank width)
+  int banks;
+  std::uint32_t bank_mask;
+};
+
+bool is_pow2(std::uint64_t x) {
+  return x != 0 && (x & (x - 1)) == 0;
+}  // no popcount call
+
+BankGeometry geometry(const SharedMemSpec& smem) {
+  const auto width = smem.bank_width.value;
+  if (smem.banks <= 0 || smem.banks > kMaxBanks || !is_pow2(std::uint64_t(smem.banks)) ||
+      width > 16 || !is_pow2(width)) {
+    throw std::invalid_argument(
+        "smem: banks must be a power of two in [1, 64] and bank_width a power of two in "
+        "[1, 16] B");
+  }
+  return {std::countr_zero(width), smem.banks, std::uint32_t(smem.banks - 1)};
+}
+
+// The wavefronts of one phase: the largest number of distinct units any one group must
+// deliver. A unit is an aligned run of 2^unit_shift bytes covering 2^(unit_shift - bank_shift)
+// whole banks (a word, or an aligned 8- or 16-byte access); a group is the set of banks a unit
+// covers. Distinct units of one group conflict on every bank of the group, identical units
+// are served together (broadcast), so this equals "the most distinct words in one bank".
+// Distinct units are chained per group through fixed arrays: no allocation, and a
+// conflict-free phase costs one chain step per unit.
 class Phase {
  public:
-  Phase(int banks, std::uint32_t bank_width) : banks_(banks), width_(bank_width) {
-    head_.fill(-1);
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): arrays cleared as far as used
+  explicit Phase(int groups) : group_mask_(std::uint32_t(groups - 1)) {
+    // Only the first `groups` entries are used: clear just those.
+    std::fill_n(head_.begin(), groups, std::int16_t{-1});
+    std::fill_n(count_.begin(), groups, std::uint8_t{0});
   }
 
-  void add_bytes(std::uint32_t addr, std::uint32_t bytes) {
-    const std::uint32_t first = addr / width_;
-    const std::uint32_t last = (addr + bytes - 1) / width_;
-    for (std::uint32_t w = first; w <= last; ++w) add_word(w);
-  }
-
-  void add_word(std::uint32_t word) {
-    const int bank = static_cast<int>(word % static_cast<std::uint32_t>(banks_));
-    for (int i = head_[bank]; i >= 0; i = prev_[i]) {
-      if (words_[i] == word) return;  // broadcast
+  void add(std::uint32_t unit) {
+    const std::uint32_t g = unit & group_mask_;
+    for (int i = head_[g]; i >= 0; i = prev_[i]) {
+      if (units_[i] == unit) {
+        return;  // broadcast
+      }
     }
-    if (n_ == kMaxWordsPerPhase) throw std::logic_error("smem bank phase: too many words");
-    words_[n_] = word;
-    prev_[n_] = static_cast<std::int16_t>(head_[bank]);
-    head_[bank] = static_cast<std::int16_t>(n_);
+    units_[n_] = unit;
+    prev_[n_] = head_[g];
+    head_[g] = static_cast<std::int16_t>(n_);
     ++n_;
-    max_ = std::max(max_, ++count_[bank]);
+    max_ = std::max(max_, int(++count_[g]));
   }
-
   int wavefronts() const { return max_; }
 
  private:
-  int banks_;
-  std::uint32_t width_;
+  std::uint32_t group_mask_;
   int n_ = 0, max_ = 0;
-  std::array<std::int16_t, kMaxBanks> head_{};
-  std::array<int, kMaxBanks> count_{};
-  std::array<std::uint32_t, kMaxWordsPerPhase> words_{};
-  std::array<std::int16_t, kMaxWordsPerPhase> prev_{};
+  std::array<std::int16_t, kMaxBanks> head_;   // NOLINT(cppcoreguidelines-pro-type-member-init)
+  std::array<std::uint8_t, kMaxBanks> count_;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  // Only the first n_ entries are ever read: no need to clear them.
+  std::array<std::uint32_t, kMaxUnits> units_;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  std::array<std::int16_t, kMaxUnits> prev_;    // NOLINT(cppcoreguidelines-pro-type-member-init)
 };
 
-struct BankGeometry {
-  int banks;
-  std::uint32_t width;
-};
-
-BankGeometry geometry(const SharedMemSpec& smem) {
-  if (smem.banks <= 0 || smem.banks > kMaxBanks || smem.bank_width.value == 0 ||
-      smem.bank_width.value > 16) {
-    throw std::invalid_argument("smem: banks must be in [1, 64] and bank_width in [1, 16] B");
+// Wavefronts of `n` accesses of `bytes` bytes each (a power of two) at `addr`, in one phase.
+int phase_wavefronts(const std::uint32_t* addr, std::size_t n, std::uint32_t bytes,
+                     const BankGeometry& g) {
+  const int access_shift = std::countr_zero(bytes);
+  if (access_shift >= g.bank_shift) {
+    // Whole-bank units: group = which run of banks the access covers.
+    const int groups = std::max(1, g.banks >> (access_shift - g.bank_shift));
+    // Common case first: all aligned and no two accesses in one group (what padded or
+    // swizzled layouts achieve) is one wavefront.
+    const std::uint32_t group_mask = std::uint32_t(groups - 1);
+    std::uint64_t seen = 0;
+    bool shared = false;
+    std::uint32_t misaligned = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      misaligned |= addr[i] & (bytes - 1);
+      const std::uint64_t bit = std::uint64_t{1} << ((addr[i] >> access_shift) & group_mask);
+      shared |= (seen & bit) != 0;
+      seen |= bit;
+    }
+    if (!misaligned) {
+      if (!shared) {
+        return n > 0 ? 1 : 0;
+      }
+      Phase phase(groups);
+      for (std::size_t i = 0; i < n; ++i) {
+        phase.add(addr[i] >> access_shift);
+      }
+      return phase.wavefronts();
+    }
   }
-  return {smem.banks, static_cast<std::uint32_t>(smem.bank_width.value)};
+  // Unaligned or narrower than a bank: count words.
+  Phase phase(g.banks);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t first = addr[i] >> g.bank_shift;
+    const std::uint32_t last = (addr[i] + bytes - 1) >> g.bank_shift;
+    for (std::uint32_t w = first; w <= last; ++w) {
+      phase.add(w);
+    }
+  }
+  return phase.wavefronts();
 }
 
 }  // namespace
@@ -76,21 +127,19 @@ int smem_wavefronts(std::span<const std::uint32_t> lane_addr, int access_bytes,
     throw std::invalid_argument("smem_wavefronts: access_bytes " + std::to_string(access_bytes) +
                                 " is not 1, 2, 4, 8 or 16");
   }
-  if (lane_addr.size() > 32) throw std::invalid_argument("smem_wavefronts: more than 32 lanes");
+  if (lane_addr.size() > 32) {
+    throw std::invalid_argument("smem_wavefronts: more than 32 lanes");
+  }
   // A phase moves at most one row of banks (banks x width bytes, 128 B): 8-byte accesses are
   // served a half-warp at a time, 16-byte accesses a quarter-warp at a time. Narrower
   // accesses fit in one phase.
-  const std::size_t row_bytes = std::size_t(g.banks) * g.width;
+  const std::size_t row_bytes = std::size_t(g.banks) << g.bank_shift;
   const std::size_t lanes_per_phase =
       std::max<std::size_t>(1, std::min<std::size_t>(32, row_bytes / std::size_t(access_bytes)));
   int total = 0;
   for (std::size_t first = 0; first < lane_addr.size(); first += lanes_per_phase) {
-    Phase phase(g.banks, g.width);
-    const std::size_t end = std::min(lane_addr.size(), first + lanes_per_phase);
-    for (std::size_t lane = first; lane < end; ++lane) {
-      phase.add_bytes(lane_addr[lane], static_cast<std::uint32_t>(access_bytes));
-    }
-    total += phase.wavefronts();
+    const std::size_t n = std::min(lane_addr.size() - first, lanes_per_phase);
+    total += phase_wavefronts(lane_addr.data() + first, n, std::uint32_t(access_bytes), g);
   }
   return total;
 }
@@ -104,9 +153,7 @@ int ldmatrix_wavefronts(std::span<const std::uint32_t> row_addr, const SharedMem
   // Each 8x8 matrix of 16-bit elements is eight 16-byte rows, read in one phase.
   int total = 0;
   for (std::size_t m = 0; m < row_addr.size(); m += 8) {
-    Phase phase(g.banks, g.width);
-    for (std::size_t r = m; r < m + 8; ++r) phase.add_bytes(row_addr[r], 16);
-    total += phase.wavefronts();
+    total += phase_wavefronts(row_addr.data() + m, 8, 16, g);
   }
   return total;
 }
