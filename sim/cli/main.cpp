@@ -144,9 +144,17 @@ GemmConfig resolve_config(const PredictOptions& o, const GpuSpec& gpu) {
   return c;
 }
 
+// Implausible but modelable values (e.g. a what-if override above the datasheet) load with a
+// warning that names them.
+GpuSpec load_and_warn(const std::string& name, const std::vector<std::string>& overrides) {
+  GpuSpec gpu = load_gpu(name, overrides);
+  for (const auto& w : gpu.warnings) std::cerr << "gemmsim: warning: " << w << "\n";
+  return gpu;
+}
+
 int run_predict(const PredictOptions& o) {
   if (o.hw.empty()) throw UserError("--hw is required: a GPU name (e.g. a100, h100) or a YAML path");
-  const GpuSpec gpu = load_gpu(o.hw, o.overrides);
+  const GpuSpec gpu = load_and_warn(o.hw, o.overrides);
   const GemmConfig c = resolve_config(o, gpu);
   const auto d = parse_dims(o.problem, 3, "--problem");
   const GemmProblem p{d[0], d[1], d[2]};
@@ -216,7 +224,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*show) {
-      const GpuSpec gpu = load_gpu(show_gpu, show_overrides);
+      const GpuSpec gpu = load_and_warn(show_gpu, show_overrides);
       if (show_json)
         std::cout << describe_json(gpu).dump(2) << "\n";
       else
