@@ -168,8 +168,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
   auto dep_ready = [&](const WarpState& w, const Op& op, WaitCause& cause) {
     Tick r = w.next_issue;
     cause = WaitCause::None;
-    for (int s = 0; s < kSlots; ++s) {
-      if (!(op.reads & (1u << s))) continue;
+    for (unsigned m = op.reads; m; m &= m - 1) {
+      const int s = __builtin_ctz(m);
       const bool chain = (op.writes & (1u << s)) != 0;
       const Tick t = chain ? w.slot_chain[s] : w.slot_ready[s];
       if (t > r) {
@@ -237,10 +237,11 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
       Tick ready = dep_ready(w, op, cause);
       if (cause == WaitCause::Math) {
         // Attribute to the producer of the latest slot.
-        for (int s = 0; s < kSlots; ++s)
-          if ((op.reads & (1u << s)) &&
-              ((op.writes & (1u << s)) ? w.slot_chain[s] : w.slot_ready[s]) == ready)
+        for (unsigned m = op.reads; m; m &= m - 1) {
+          const int s = __builtin_ctz(m);
+          if (((op.writes & (1u << s)) ? w.slot_chain[s] : w.slot_ready[s]) == ready)
             cause = static_cast<WaitCause>(producer[wid][s]);
+        }
       }
       if (ready > now) {
         const double c = clock_.cycles(ready - std::max(now, w.next_issue));
@@ -261,12 +262,12 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
       bool blocked_at_barrier = false;
       bool deferred = false;
       auto mark = [&](SlotMask m, Tick ready_t, Tick chain_t, WaitCause kind) {
-        for (int b = 0; b < kSlots; ++b)
-          if (m & (1u << b)) {
-            w.slot_ready[b] = ready_t;
-            w.slot_chain[b] = chain_t;
-            producer[wid][b] = static_cast<std::uint8_t>(kind);
-          }
+        for (unsigned bits = m; bits; bits &= bits - 1) {
+          const int b = __builtin_ctz(bits);
+          w.slot_ready[b] = ready_t;
+          w.slot_chain[b] = chain_t;
+          producer[wid][b] = static_cast<std::uint8_t>(kind);
+        }
       };
       switch (op.kind) {
         case OpKind::Math: {

@@ -1,0 +1,64 @@
+// gemmsim validate: malformed measurement files are clear errors; the statistics are right.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "validate/compare/validate.hpp"
+
+using namespace gemmsim;
+
+namespace {
+
+std::string bad_dir(const std::string& name) {
+  return std::string(GEMMSIM_SOURCE_DIR) + "/tests/data/bad_csv/" + name;
+}
+
+RowResult row(const std::string& problem_dtype_m, double measured, double predicted, int k = 1024) {
+  RowResult r;
+  r.row.problem = GemmProblem{std::stoll(problem_dtype_m), 1024, k};
+  r.row.config.dtype = DType::F16;
+  r.row.median_us = measured;
+  r.predicted_us = predicted;
+  r.error_pct = (predicted - measured) / measured * 100.0;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("A malformed measurement file is an error naming the file and line", "[validate]") {
+  struct Bad {
+    const char* dir;
+    const char* message;
+  };
+  const Bad cases[] = {
+      {"field_count", "results.csv:3: 34 fields, but the header has 33"},
+      {"unterminated_quote", "results.csv:3: unterminated quoted field"},
+      {"not_a_number", "results.csv:2: column 'median_us' = 'fast' is not a number"},
+      {"missing_column", "no column 'median_us'"},
+      {"empty", "empty file"},
+      {"bad_family", "results.csv:2: family 'pipelind'"},
+  };
+  for (const auto& b : cases) {
+    INFO(b.dir);
+    REQUIRE_THROWS_WITH(read_measurements(bad_dir(b.dir)), Catch::Contains(b.message));
+  }
+  REQUIRE_THROWS_WITH(read_measurements(bad_dir("no_such_dir")), Catch::Contains("not a directory"));
+}
+
+TEST_CASE("Validation statistics: MAPE, Spearman and top-1 regret per problem", "[validate]") {
+  // Problem 1: ranking right, predictions 10% high. Problem 2: ranking reversed.
+  std::vector<RowResult> rows = {
+      row("1", 10, 11), row("1", 20, 22), row("1", 30, 33),
+      row("2", 10, 30), row("2", 20, 20), row("2", 30, 10),
+  };
+  const AccuracyStats s = accuracy(rows);
+  CHECK(s.n == 6);
+  CHECK(s.problems_ranked == 2);
+  CHECK(s.spearman_mean == Approx(0.0));  // (1 + -1) / 2
+  // Problem 2's first choice (predicted 10 us) measured 30 us against a best of 10: 200%.
+  CHECK(s.top1_regret_pct_mean == Approx(100.0));
+  CHECK(s.max_pct == Approx(200.0));
+  const double mape = (10 + 10 + 10 + 200 + 0 + 66.666666) / 6.0;
+  CHECK(s.mape_pct == Approx(mape).epsilon(1e-6));
+}
