@@ -47,8 +47,14 @@ struct SmemCost {
   std::uint32_t insts = 0;
 };
 
-enum Phase { kPrologue, kLoopWait, kLoopBarrier, kLoopLoad, kLoopSyncStore, kLoopCommit,
-             kCompute, kRegStore, kEpilogue, kDone };
+enum Phase {
+  // cp.async kernel
+  kAsyncPrologue, kAsyncFirstWait, kAsyncFirstBarrier, kAsyncFirstFrag, kStepLoads, kStepBarrier,
+  kStepCopy, kStepSyncStore, kStepCommit, kStepNextFrag, kStepMma,
+  // register-staged kernel
+  kPrologue, kLoopWait, kLoopBarrier, kLoopLoad, kLoopSyncStore, kLoopCommit, kCompute, kRegStore,
+  kEpilogue, kDone
+};
 
 class TensorPipelinedModel final : public sim::KernelModel {
  public:
@@ -87,7 +93,11 @@ class TensorPipelinedModel final : public sim::KernelModel {
     w.tile_n = t.tile_n;
     w.k_begin = t.k_tile_begin;
     w.k_end = t.valid ? t.k_tile_end : t.k_tile_begin;
-    w.phase = t.valid ? kPrologue : kDone;
+    const bool atomic = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic;
+    if (!t.valid || (atomic && w.k_begin == w.k_end))
+      w.phase = kDone;  // outside the tile grid, or an empty slice with nothing to add
+    else
+      w.phase = async_ ? kAsyncPrologue : kPrologue;
     w.iter = 0;
     w.sub = 0;
     w.segments.clear();
@@ -96,6 +106,136 @@ class TensorPipelinedModel final : public sim::KernelModel {
   bool next_op(WarpCursor& w, Op& op) const override {
     op = Op{};
     w.segments.clear();
+    return async_ ? next_async(w, op) : next_staged(w, op);
+  }
+
+ private:
+  // The cp.async kernel (sm_80+), as kernels/pipelined/tensorop_gemm.cuh runs it: all S stages
+  // requested up front (one commit group per tile); wait for tile 0, barrier, its first
+  // fragments; per K step: the next step's fragments, then the step's mma batch. Before the
+  // last step of tile kt: wait for tile kt+1 (wait_group S-2), barrier, request tile kt+S into
+  // the stage just freed, commit, then tile kt+1's first fragments, then the last mma batch.
+  bool next_async(WarpCursor& w, Op& op) const {
+    const int S = c_.stages;
+    const int tiles = w.k_end - w.k_begin;
+    auto frag_slot = [&](int tile, int step) {
+      return ((tile - w.k_begin) * kk_steps_ + step) % 2 ? kFrag1 : kFrag0;
+    };
+    for (;;) {
+      switch (w.phase) {
+        case kAsyncPrologue:
+          // w.iter: stage being requested; w.sub: 0 copy, 1 synchronous store, 2 commit.
+          if (w.iter >= S) {
+            w.phase = kAsyncFirstWait;
+            continue;
+          }
+          if (w.sub == 0) {
+            w.sub = 2;
+            if (w.iter < tiles) {
+              copy_tile(w, w.k_begin + w.iter, op);
+              if (op.kind == OpKind::GlobalLoad) w.sub = 1;
+              return true;
+            }
+            continue;
+          }
+          if (w.sub == 1) {
+            reg_store(w, op);
+            w.sub = 2;
+            return true;
+          }
+          op.kind = OpKind::CpAsyncCommit;
+          w.sub = 0;
+          ++w.iter;
+          return true;
+        case kAsyncFirstWait:
+          op.kind = OpKind::CpAsyncWait;
+          op.arg = std::uint32_t(S - 1);
+          w.phase = kAsyncFirstBarrier;
+          return true;
+        case kAsyncFirstBarrier:
+          op.kind = OpKind::Barrier;
+          w.iter = w.k_begin;
+          w.sub = 0;
+          w.phase = tiles > 0 ? kAsyncFirstFrag : kEpilogue;
+          return true;
+        case kAsyncFirstFrag:
+          fragment_load(w, 0, frag_slot(w.iter, 0), op);
+          w.phase = kStepLoads;
+          return true;
+        case kStepLoads: {
+          // w.iter: tile; w.sub: K step.
+          if (w.iter >= w.k_end) {
+            w.phase = kEpilogue;
+            continue;
+          }
+          if (w.sub < kk_steps_ - 1) {
+            fragment_load(w, w.sub + 1, frag_slot(w.iter, w.sub + 1), op);
+            w.phase = kStepMma;
+            return true;
+          }
+          op.kind = OpKind::CpAsyncWait;
+          op.arg = std::uint32_t(S - 2);
+          w.phase = kStepBarrier;
+          return true;
+        }
+        case kStepBarrier:
+          op.kind = OpKind::Barrier;
+          w.phase = kStepCopy;
+          return true;
+        case kStepCopy:
+          w.phase = kStepCommit;
+          if (w.iter + S < w.k_end) {
+            copy_tile(w, w.iter + S, op);
+            if (op.kind == OpKind::GlobalLoad) w.phase = kStepSyncStore;
+            return true;
+          }
+          continue;
+        case kStepSyncStore:
+          reg_store(w, op);
+          w.phase = kStepCommit;
+          return true;
+        case kStepCommit:
+          op.kind = OpKind::CpAsyncCommit;
+          w.phase = kStepNextFrag;
+          return true;
+        case kStepNextFrag:
+          w.phase = kStepMma;
+          if (w.iter + 1 < w.k_end) {
+            fragment_load(w, 0, frag_slot(w.iter + 1, 0), op);
+            return true;
+          }
+          continue;
+        case kStepMma:
+          mma_batch(frag_slot(w.iter, w.sub), op);
+          if (++w.sub == kk_steps_) {
+            w.sub = 0;
+            ++w.iter;
+          }
+          w.phase = kStepLoads;
+          return true;
+        case kEpilogue:
+          epilogue(w, op);
+          w.phase = kDone;
+          return true;
+        default:
+          return false;
+      }
+    }
+  }
+
+  void mma_batch(int frag, Op& op) const {
+    op.kind = OpKind::Math;
+    op.pipe = Pipe::Tensor;
+    op.count = std::uint32_t(mma_per_step_);
+    op.flops = flops_per_mma_ * std::uint64_t(mma_per_step_);
+    op.reads = bit(frag) | bit(kAcc);
+    op.writes = bit(kAcc);
+  }
+
+  // Register-staged double buffering (sm_70, sm_75: no cp.async): tile 0 through registers,
+  // then per tile: barrier, ld.global of the next tile into registers, the tile's fragment
+  // loads and mma batches, st.shared of the next tile into the other buffer.
+  bool next_staged(WarpCursor& w, Op& op) const {
     const int S = c_.stages;
     for (;;) {
       switch (w.phase) {
@@ -172,7 +312,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
         case kCompute: {
           // LDS(0), then per slice kk: LDS(kk+1) (if any), MMA(kk).
           if (w.sub == 0) {
-            fragment_load(w, 0, op);
+            fragment_load(w, 0, kFrag0, op);
             w.sub = 1;
             return true;
           }
@@ -187,17 +327,12 @@ class TensorPipelinedModel final : public sim::KernelModel {
           ++w.sub;
           if (idx % 2 == 0) {
             if (kk + 1 < kk_steps_) {
-              fragment_load(w, kk + 1, op);
+              fragment_load(w, kk + 1, (kk + 1) % 2 ? kFrag1 : kFrag0, op);
               return true;
             }
             continue;
           }
-          op.kind = OpKind::Math;
-          op.pipe = Pipe::Tensor;
-          op.count = std::uint32_t(mma_per_step_);
-          op.flops = flops_per_mma_ * std::uint64_t(mma_per_step_);
-          op.reads = bit(kk % 2 ? kFrag1 : kFrag0) | bit(kAcc);
-          op.writes = bit(kAcc);
+          mma_batch(kk % 2 ? kFrag1 : kFrag0, op);
           return true;
         }
         case kRegStore:
@@ -221,7 +356,6 @@ class TensorPipelinedModel final : public sim::KernelModel {
     }
   }
 
- private:
   // Which 16-byte chunks of the A and B tiles each warp copies (chunk e = tid + i * threads),
   // and what their shared-memory stores cost, from the kernel's own layout functions.
   void build_copy_plan(const GpuSpec& gpu) {
@@ -234,8 +368,8 @@ class TensorPipelinedModel final : public sim::KernelModel {
     runs_b_.assign(warps, {});
     copy_a_.assign(warps, {});
     copy_b_.assign(warps, {});
-    auto plan = [&](int rows, int cpr, std::uint32_t base, std::vector<std::vector<Run>>& runs,
-                    std::vector<SmemCost>& cost) {
+    auto plan = [&](int rows, int cpr, int mult, std::uint32_t base,
+                    std::vector<std::vector<Run>>& runs, std::vector<SmemCost>& cost) {
       const int chunks = rows * cpr;
       for (int first = 0; first < chunks; first += T) {
         for (int wp = 0; wp < warps; ++wp) {
@@ -245,7 +379,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
             const int e = first + wp * 32 + l;
             if (e >= chunks) break;
             const int r = e / cpr, ch = e % cpr;
-            addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c_.smem_layout, r, ch, cpr));
+            addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c_.smem_layout, r, ch, cpr, mult));
             auto& v = runs[wp];
             if (!v.empty() && v.back().row == r && v.back().col + v.back().elems == ch * vec)
               v.back().elems += vec;
@@ -261,8 +395,8 @@ class TensorPipelinedModel final : public sim::KernelModel {
         }
       }
     };
-    plan(c_.block_m, ca, 0, runs_a_, copy_a_);
-    plan(c_.block_k, cb, a_stage, runs_b_, copy_b_);
+    plan(c_.block_m, ca, tc_swizzle_mult(c_.dtype, false), 0, runs_a_, copy_a_);
+    plan(c_.block_k, cb, tc_swizzle_mult(c_.dtype, true), a_stage, runs_b_, copy_b_);
   }
 
   // Fragment loads of one warp for one mma-k step, with the lane addresses the real kernel
@@ -274,6 +408,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     const int ca = tc_a_chunks_per_row(c_), cb = tc_b_chunks_per_row(c_);
     const std::uint32_t b_base = std::uint32_t(tc_a_stage_bytes(c_));
     const bool ldm = gpu.features.ldmatrix;
+    const int xb = tc_swizzle_mult(c_.dtype, true);
     const int mt = c_.warp_tile_m() / 16, nt = c_.warp_tile_n() / 8;
     const int chunks_per_step = std::max(1, mma_.k * e_ / 16);  // 16-byte chunks of one k step
     const int rows_per_step = mma_.k;                            // k rows of B per step
@@ -312,7 +447,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
             for (int l = 0; l < lanes; ++l) {
               const int krow = kk * rows_per_step + ((l >> 3) % kb) * 8 + (l & 7);
               const int ch = (wn * c_.warp_tile_n()) / 8 + 2 * j + (l >> 3) / kb;
-              addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, ch, cb));
+              addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, ch, cb, xb));
             }
             add({addr.data(), std::size_t(lanes)}, true, 16);
           }
@@ -325,7 +460,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
                 const int gg = l >> 2, t = l & 3;
                 const int n = wn * c_.warp_tile_n() + 8 * j + gg;
                 const int krow = kk * rows_per_step + (t + 4 * half) % rows_per_step;
-                addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, n / vec, cb) +
+                addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, n / vec, cb, xb) +
                                                  (n % vec) * e_);
               }
               add(addr, false, 4);
@@ -393,14 +528,14 @@ class TensorPipelinedModel final : public sim::KernelModel {
     op.reads = bit(kStaged);
   }
 
-  void fragment_load(WarpCursor& w, int kk, Op& op) const {
+  void fragment_load(WarpCursor& w, int kk, int slot, Op& op) const {
     const SmemCost& cost = frag_cost_[std::size_t(w.warp) * kk_steps_ + kk];
     op.kind = OpKind::SharedLoad;
     op.pipe = ldmatrix_ ? Pipe::Tensor : Pipe::Fma;  // Tensor: ldmatrix latency
     op.count = cost.insts;
     op.wavefronts = cost.wavefronts;
     op.conflict_wavefronts = cost.conflicts;
-    op.writes = bit(kk % 2 ? kFrag1 : kFrag0);
+    op.writes = bit(slot);
   }
 
   void epilogue(WarpCursor& w, Op& op) const {
