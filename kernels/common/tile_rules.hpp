@@ -53,14 +53,18 @@ constexpr GEMMSIM_HD int simt_lanes_y(const GemmConfig& c) {
 // (row, c) of an operand whose rows have `cpr` chunks sits at byte `tc_chunk_offset(...)`:
 //   Padded:   row * (cpr + 1) * 16 + c * 16            (one 16-byte chunk of skew per row)
 //   Naive:    row * cpr * 16 + c * 16
-//   Swizzled: row * cpr * 16 + (c ^ ((row / R) % G)) * 16, with G = min(cpr, 8) and
-//             R = 8 / G rows per 128-byte line, so the 8 rows of one ldmatrix phase hit 8
-//             distinct 16-byte bank groups.
+//   Swizzled: row * cpr * 16 + (c ^ (((row / R) * X) % G)) * 16, with G = min(cpr, 8),
+//             R = 8 / G rows per 128-byte line and X = 1, so the 8 rows of one ldmatrix phase
+//             hit 8 distinct 16-byte bank groups. Exception: the tf32 B tile uses X = 2, since
+//             its fragments are read by 32-bit lds (lanes t = 0..3 on rows t, two chunks each;
+//             XOR 2t spreads the 4 rows x 2 chunks over the 8 bank groups).
 // Global -> shared: cp.async.cg 16 bytes, chunk e = tid + i * threads of the A tile maps to
 // (row, c) = (e / cpr_a, e % cpr_a), likewise for B; zero-fill outside the problem. When K
 // (for A) or N (for B) is not a multiple of the 16-byte vector, a synchronous element-wise path
-// fills the same chunks instead. Main loop: stages-1 tiles in flight, one cp.async group per
-// tile, cp.async.wait_group(stages-2) + one __syncthreads per K tile.
+// fills the same chunks instead. Main loop: all stages filled up front, one cp.async group per
+// tile; before the last K step of tile kt: cp.async.wait_group(stages-2), __syncthreads, copies
+// of tile kt+stages into the stage of tile kt, then tile kt+1's first fragments, so the last
+// MMAs of a tile overlap the next tile's first ldmatrix (one barrier per K tile).
 // Shared -> registers: A by ldmatrix.x4 (16 rows x 2 chunks, per m16 tile and k step); B by
 // ldmatrix.x4.trans (16-bit types: 16 k rows x 2 chunks = two n8 tiles) or 32-bit lds (tf32).
 // Instructions: mma.sync.m16n8k16 (f16, bf16) or m16n8k8 (tf32, operands rounded with
@@ -77,14 +81,19 @@ constexpr GEMMSIM_HD int tc_b_chunks_per_row(const GemmConfig& c) {
 constexpr GEMMSIM_HD int tc_row_bytes(SmemLayout l, int cpr) {
   return (l == SmemLayout::Padded ? cpr + 1 : cpr) * 16;
 }
-constexpr GEMMSIM_HD int tc_swizzle_xor(SmemLayout l, int row, int cpr) {
+// XOR multiplier of the swizzle: 1, except 2 for the B tile of tf32 (see above).
+constexpr GEMMSIM_HD int tc_swizzle_mult(DType t, bool b_operand) {
+  return (b_operand && t == DType::TF32) ? 2 : 1;
+}
+constexpr GEMMSIM_HD int tc_swizzle_xor(SmemLayout l, int row, int cpr, int mult = 1) {
   if (l != SmemLayout::Swizzled) return 0;
   const int g = cpr < 8 ? cpr : 8;
   const int r = 8 / g;
-  return (row / r) % g;
+  return ((row / r) * mult) % g;
 }
-constexpr GEMMSIM_HD int tc_chunk_offset(SmemLayout l, int row, int chunk, int cpr) {
-  return row * tc_row_bytes(l, cpr) + (chunk ^ tc_swizzle_xor(l, row, cpr)) * 16;
+constexpr GEMMSIM_HD int tc_chunk_offset(SmemLayout l, int row, int chunk, int cpr,
+                                         int mult = 1) {
+  return row * tc_row_bytes(l, cpr) + (chunk ^ tc_swizzle_xor(l, row, cpr, mult)) * 16;
 }
 constexpr GEMMSIM_HD int tc_a_stage_bytes(const GemmConfig& c) {
   return c.block_m * tc_row_bytes(c.smem_layout, tc_a_chunks_per_row(c));

@@ -13,9 +13,11 @@
 
 namespace gemmsim {
 
+// Two blocks per SM (<= 128 registers at 256 threads) unless the register-staged tile is large.
 template <GemmConfig C>
 constexpr int simt_min_blocks() {
-  return C.threads() <= 256 ? 2 : 1;
+  constexpr int staged = C.block_k * (C.block_m + C.block_n) / C.threads();  // floats per thread
+  return (C.threads() <= 256 && staged <= 8) ? 2 : 1;
 }
 
 template <class Tag>

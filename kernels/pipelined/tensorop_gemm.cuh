@@ -51,6 +51,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
   constexpr int RA = tc_row_bytes(L, CA), RB = tc_row_bytes(L, CB);
   constexpr int A_STAGE = tc_a_stage_bytes(C), STAGE = A_STAGE + tc_b_stage_bytes(C);
   constexpr int LA = BM * CA / T, LB = BK * CB / T;  // 16-byte chunks per thread per tile
+  constexpr int XB = tc_swizzle_mult(D, true);       // swizzle multiplier of the B tile
   static_assert(kTf32 || NT % 2 == 0, "16-bit B fragments come in n16 pairs");
 
   extern __shared__ __align__(128) unsigned char smem[];
@@ -72,60 +73,91 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
   const char* B = static_cast<const char*>(args.b);
 
   // ---- global -> shared: chunk e = tid + i * T of an operand's (rows x cpr) chunk grid --------
-  // No per-chunk arrays (they cost registers): (row, chunk) is recomputed from i, which is a
-  // compile-time constant in the unrolled loops; offsets are 32-bit element offsets.
-  struct Chunk {
-    int row, c;
-  };
-  auto chunk_of = [&](auto cpr_c, int i) -> Chunk {
-    constexpr int CPR = decltype(cpr_c)::value;
-    if constexpr (T % CPR == 0) {
-      return Chunk{tid / CPR + i * (T / CPR), tid % CPR};
+  // When T is a multiple of cpr, a thread keeps one chunk column c = tid % cpr and walks rows
+  // tid / cpr + i * (T / cpr) with one pointer increment per chunk (few live registers: the
+  // per-chunk state would otherwise be hoisted out of the K loop and spill). Otherwise
+  // (cpr a multiple of T) chunk i is (i / (cpr / T), tid + (i % (cpr / T)) * T).
+  auto copy_chunk = [&](uint32_t dst, const char* src, const char* dummy, bool vec, bool all_in,
+                        int valid_elems) {
+    if (vec) {
+      dev::cp_async_16(dst, all_in ? src : dummy, all_in ? 16 : 0);
     } else {
-      static_assert(CPR % T == 0, "threads and chunks per row must divide one another");
-      return Chunk{i / (CPR / T), tid + (i % (CPR / T)) * T};
+      uint32_t v[VEC];
+#pragma unroll
+      for (int q = 0; q < VEC; ++q)
+        v[q] = q < valid_elems ? reinterpret_cast<const raw_t*>(src)[q] : 0u;
+      dev::sts128(dst, pack_chunk<VEC>(v));
     }
   };
-  using CA_t = std::integral_constant<int, CA>;
-  using CB_t = std::integral_constant<int, CB>;
+  // A
+  constexpr bool A_ROWWALK = T % CA == 0;
+  constexpr int ARP = A_ROWWALK ? T / CA : 1;  // rows advanced per chunk
+  const int a_c = A_ROWWALK ? tid % CA : 0;
+  const int a_r0 = A_ROWWALK ? tid / CA : 0;
+  const char* a_ptr0 =
+      A + (static_cast<long long>(w.m0 + a_r0) * K + w.k_begin + a_c * VEC) * EB;
+  const long long a_rowstep = static_cast<long long>(ARP) * K * EB;
+  const int a_rows_left = M - w.m0 - a_r0;
+  const uint32_t a_dst0 = tc_chunk_offset(L, a_r0, a_c, CA);
+  // B
+  constexpr bool B_ROWWALK = T % CB == 0;
+  constexpr int BRP = B_ROWWALK ? T / CB : 1;
+  const int b_c = B_ROWWALK ? tid % CB : 0;
+  const int b_r0 = B_ROWWALK ? tid / CB : 0;
+  const char* b_ptr0 =
+      B + (static_cast<long long>(w.k_begin + b_r0) * N + w.n0 + b_c * VEC) * EB;
+  const long long b_rowstep = static_cast<long long>(BRP) * N * EB;
+  const int b_cols_left = N - w.n0 - b_c * VEC;
+  const uint32_t b_dst0 = A_STAGE + tc_chunk_offset(L, b_r0, b_c, CB, XB);
 
   auto load_tile = [&](int kt, int stage) {
     const int k0 = w.k_begin + kt * BK;
     const uint32_t st = sbase + stage * STAGE;
+    if constexpr (A_ROWWALK) {
+      const char* p = a_ptr0 + static_cast<long long>(kt) * BK * EB;
+      const int k_left = w.k_end - (k0 + a_c * VEC);  // valid elements from this chunk's start
 #pragma unroll
-    for (int i = 0; i < LA; ++i) {
-      const Chunk ch = chunk_of(CA_t{}, i);
-      const int gm = w.m0 + ch.row, gk = k0 + ch.c * VEC;
-      const bool rok = gm < M;
-      const char* src = A + static_cast<long long>(gm * K + gk) * EB;
-      const uint32_t dst = st + tc_chunk_offset(L, ch.row, ch.c, CA);
-      if (a_vec) {
-        const bool ok = rok && gk < w.k_end;
-        dev::cp_async_16(dst, ok ? src : A, ok ? 16 : 0);
-      } else {
-        uint32_t v[VEC];
+      for (int i = 0; i < LA; ++i) {
+        const int row = a_r0 + i * ARP;
+        const uint32_t dst = (ARP % 8 == 0 || L != SmemLayout::Swizzled)
+                                 ? a_dst0 + i * ARP * RA
+                                 : tc_chunk_offset(L, row, a_c, CA);
+        const bool rok = i * ARP < a_rows_left;
+        copy_chunk(st + dst, p, A, a_vec, rok && k_left > 0, rok ? k_left : 0);
+        p += a_rowstep;
+      }
+    } else {
 #pragma unroll
-        for (int q = 0; q < VEC; ++q)
-          v[q] = (rok && gk + q < w.k_end) ? reinterpret_cast<const raw_t*>(src)[q] : 0u;
-        dev::sts128(dst, pack_chunk<VEC>(v));
+      for (int i = 0; i < LA; ++i) {
+        const int row = i / (CA / T), c = tid + (i % (CA / T)) * T;
+        const int gm = w.m0 + row, gk = k0 + c * VEC;
+        const char* src = A + (static_cast<long long>(gm) * K + gk) * EB;
+        const int k_left = gm < M ? w.k_end - gk : 0;
+        copy_chunk(st + tc_chunk_offset(L, row, c, CA), src, A, a_vec, k_left > 0, k_left);
       }
     }
+    if constexpr (B_ROWWALK) {
+      const char* p = b_ptr0 + static_cast<long long>(kt) * BK * N * EB;
+      const int k_rows_left = w.k_end - (k0 + b_r0);
 #pragma unroll
-    for (int i = 0; i < LB; ++i) {
-      const Chunk ch = chunk_of(CB_t{}, i);
-      const int gk = k0 + ch.row, gn = w.n0 + ch.c * VEC;
-      const bool kok = gk < w.k_end;
-      const char* src = B + static_cast<long long>(gk * N + gn) * EB;
-      const uint32_t dst = st + A_STAGE + tc_chunk_offset(L, ch.row, ch.c, CB);
-      if (b_vec) {
-        const bool ok = kok && gn < N;
-        dev::cp_async_16(dst, ok ? src : B, ok ? 16 : 0);
-      } else {
-        uint32_t v[VEC];
+      for (int i = 0; i < LB; ++i) {
+        const int row = b_r0 + i * BRP;
+        const uint32_t dst = (BRP % 8 == 0 || L != SmemLayout::Swizzled)
+                                 ? b_dst0 + i * BRP * RB
+                                 : A_STAGE + tc_chunk_offset(L, row, b_c, CB, XB);
+        const bool kok = i * BRP < k_rows_left;
+        copy_chunk(st + dst, p, B, b_vec, kok && b_cols_left > 0, kok ? b_cols_left : 0);
+        p += b_rowstep;
+      }
+    } else {
 #pragma unroll
-        for (int q = 0; q < VEC; ++q)
-          v[q] = (kok && gn + q < N) ? reinterpret_cast<const raw_t*>(src)[q] : 0u;
-        dev::sts128(dst, pack_chunk<VEC>(v));
+      for (int i = 0; i < LB; ++i) {
+        const int row = i / (CB / T), c = tid + (i % (CB / T)) * T;
+        const int gk = k0 + row, gn = w.n0 + c * VEC;
+        const char* src = B + (static_cast<long long>(gk) * N + gn) * EB;
+        const int n_left = gk < w.k_end ? N - gn : 0;
+        copy_chunk(st + A_STAGE + tc_chunk_offset(L, row, c, CB, XB), src, B, b_vec, n_left > 0,
+                   n_left);
       }
     }
   };
@@ -144,7 +176,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
   const int b_chunk0 = (wn * WN) / VEC + (lane >> 4);
   // B, tf32 (lds.32): b0 = B[8*step + t][n], b1 = B[8*step + t + 4][n], n = wn*WN + 8j + g.
   const int g = lane >> 2, t4 = lane & 3;
-  const int bt_x0 = tc_swizzle_xor(L, t4, CB), bt_x1 = tc_swizzle_xor(L, t4 + 4, CB);
+  const int bt_x0 = tc_swizzle_xor(L, t4, CB, XB), bt_x1 = tc_swizzle_xor(L, t4 + 4, CB, XB);
 
   uint32_t af[2][MT][4];
   uint32_t bf[2][NT][2];
@@ -195,35 +227,53 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
       for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.f;
 
   // ---- pipeline -------------------------------------------------------------------------------
+  // Tile kt lives in stage kt % S; all S stages are filled up front. Before the last K step of
+  // tile kt (its fragments are already in registers): wait for tile kt+1, barrier, issue the
+  // copies of tile kt+S into stage kt % S (nobody reads it any more), then load tile kt+1's first
+  // fragments while the last MMAs of tile kt run. One cp.async group per tile (group g = tile g).
 #pragma unroll
-  for (int s = 0; s < S - 1; ++s) {
+  for (int s = 0; s < S; ++s) {
     if (s < ktiles) load_tile(s, s);
     dev::cp_async_commit();
   }
-  int read_stage = 0, write_stage = S - 1;
-  for (int kt = 0; kt < ktiles; ++kt) {
-    dev::cp_async_wait<S - 2>();
-    __syncthreads();  // tile kt visible to all; slot write_stage no longer read by anyone
-    if (kt + S - 1 < ktiles) load_tile(kt + S - 1, write_stage);
-    dev::cp_async_commit();
+  dev::cp_async_wait<S - 1>();
+  __syncthreads();
+  int read_stage = 0;
+  uint32_t st = sbase;
+  if (ktiles > 0) load_frags(st, 0, 0);
 
-    const uint32_t st = sbase + read_stage * STAGE;
-    load_frags(st, 0, 0);
+  // P: parity of the fragment buffer at step 0 (alternates between tiles when KSTEPS is odd).
+  auto tile_body = [&](auto parity, int kt) {
+    constexpr int P = decltype(parity)::value;
 #pragma unroll
     for (int step = 0; step < KSTEPS; ++step) {
-      const int f = step & 1;
-      if (step + 1 < KSTEPS) load_frags(st, step + 1, f ^ 1);
+      const int cur = (step + P * KSTEPS) & 1;
+      if (step == KSTEPS - 1) {
+        dev::cp_async_wait<S - 2>();
+        __syncthreads();  // tile kt+1 visible to all; stage kt % S no longer read by anyone
+        if (kt + S < ktiles) load_tile(kt + S, read_stage);
+        dev::cp_async_commit();
+        read_stage = read_stage + 1 == S ? 0 : read_stage + 1;
+        st = sbase + read_stage * STAGE;
+        if (kt + 1 < ktiles) load_frags(st, 0, cur ^ 1);
+      } else {
+        load_frags(st, step + 1, cur ^ 1);
+      }
 #pragma unroll
       for (int i = 0; i < MT; ++i)
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
-          // serpentine over n keeps the last B fragment in flight for the next row
-          const int jj = (i & 1) ? NT - 1 - j : j;
-          dev::mma<D>(acc[i][jj], af[f][i], bf[f][jj]);
+          const int jj = (i & 1) ? NT - 1 - j : j;  // serpentine
+          if (cur == 0)
+            dev::mma<D>(acc[i][jj], af[0][i], bf[0][jj]);
+          else
+            dev::mma<D>(acc[i][jj], af[1][i], bf[1][jj]);
         }
     }
-    read_stage = read_stage + 1 == S ? 0 : read_stage + 1;
-    write_stage = write_stage + 1 == S ? 0 : write_stage + 1;
+  };
+  for (int kt = 0; kt < ktiles; kt += 2) {
+    tile_body(std::integral_constant<int, 0>{}, kt);
+    if (kt + 1 < ktiles) tile_body(std::integral_constant<int, 1>{}, kt + 1);
   }
   dev::cp_async_wait<0>();
 

@@ -106,7 +106,8 @@ __global__ void smem_conflict_kernel(int ways, int iters, bool chase, uint32_t* 
     for (int i = 0; i < iters; i += 8) {
       uint32_t v[8];
 #pragma unroll
-      for (int u = 0; u < 8; ++u) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v[u]) : "r"(a));
+      for (int u = 0; u < 8; ++u)
+        asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v[u]) : "r"(a));
 #pragma unroll
       for (int u = 0; u < 8; ++u) acc ^= v[u];
     }
@@ -128,7 +129,7 @@ __global__ void smem_bw_kernel(int iters, uint32_t* sink, Probe* pr) {
     uint4 v[4];
 #pragma unroll
     for (int u = 0; u < 4; ++u)
-      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                    : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
                    : "r"(base + (off ^ (u * 4096u))));
 #pragma unroll
@@ -156,19 +157,28 @@ __global__ void ldmatrix_kernel(int iters, bool chase, uint32_t* sink, Probe* pr
       uint32_t r1, r2, r3;
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%0];"
                    : "+r"(a), "=r"(r1), "=r"(r2), "=r"(r3));
+      acc ^= r1 ^ r2 ^ r3;
     }
-    acc = a;
+    acc ^= a;
   } else {
+    // 4 independent chains per warp: each ldmatrix's address comes from the previous result of
+    // its chain (r[0] = base + 16 * lane, plus the chain's offset), so nothing can be hoisted.
+    uint32_t ca[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) ca[u] = base + 16u * lane + ((off & ~511u) ^ (u * 2048u));
     for (int i = 0; i < iters; i += 4) {
-      uint32_t r[4][4];
 #pragma unroll
-      for (int u = 0; u < 4; ++u)
+      for (int u = 0; u < 4; ++u) {
+        uint32_t r0, r1, r2, r3;
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(r[u][0]), "=r"(r[u][1]), "=r"(r[u][2]), "=r"(r[u][3])
-                     : "r"(base + (off ^ (u * 2048u))));
-#pragma unroll
-      for (int u = 0; u < 4; ++u) acc ^= r[u][0] ^ r[u][1] ^ r[u][2] ^ r[u][3];
+                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                     : "r"(ca[u]));
+        ca[u] = r0 + ((off & ~511u) ^ (u * 2048u));
+        acc ^= r1 ^ r2 ^ r3;
+      }
     }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc ^= ca[u];
   }
   probe_end(pr);
   if (acc == 0x12345678u) sink[0] = acc;
@@ -192,28 +202,27 @@ __global__ void global_chase_kernel(const unsigned long long* start, int warm, i
   pr[0] = Probe{c0, c1, g0, g1};
 }
 
-// Streaming read: float4 ld.global.cg, grid-stride, `passes` passes over the buffer.
+// Streaming read: 16-byte ld.global.cg, grid-stride, 8 loads in flight per thread, `passes`
+// passes over the buffer (n4 < 2^32 16-byte words).
 __global__ void read_kernel(const uint4* p, long long n4, int passes, uint32_t* sink, Probe* pr) {
   probe_start(pr);
   uint32_t acc = 0;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  const unsigned stride = gridDim.x * blockDim.x;
+  const unsigned n = static_cast<unsigned>(n4);
   for (int r = 0; r < passes; ++r) {
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
-         i += stride * 4) {
-      uint4 v[4];
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 8u * stride) {
+      uint4 v[8];
 #pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        const long long j = i + u * stride;
-        if (j < n4) {
+      for (int u = 0; u < 8; ++u) {  // predicated, independent: all 8 in flight
+        const unsigned j = i + u * stride;
+        v[u] = make_uint4(0, 0, 0, 0);
+        if (j < n)
           asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
                        : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
                        : "l"(p + j));
-        } else {
-          v[u] = make_uint4(0, 0, 0, 0);
-        }
       }
 #pragma unroll
-      for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+      for (int u = 0; u < 8; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
     }
   }
   probe_end(pr);
@@ -256,18 +265,19 @@ __global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int 
                                    uint32_t* sink, Probe* pr) {
   extern __shared__ uint4 s[];  // [4 stages][4 chunks][256 threads]
   const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
-  const long long slice = footprint16 / gridDim.x;
-  const long long first = slice * blockIdx.x;
+  unsigned slice = 1;  // largest power of two <= footprint16 / gridDim.x (16-byte chunks)
+  while (2ull * slice * gridDim.x <= static_cast<unsigned long long>(footprint16)) slice *= 2;
+  const uint4* first = src + static_cast<unsigned long long>(slice) * blockIdx.x;
   probe_start(pr);
-  long long pos = threadIdx.x;
+  unsigned pos = threadIdx.x;
   for (int c = 0; c < chunks_per_thread; c += 4) {
     const int st = (c / 4) & 3;
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
-      const long long j = first + (pos % slice);
+      const uint4* j = first + (pos & (slice - 1));
       pos += blockDim.x;
       const uint32_t d = sb + 16u * (((st * 4 + u) * 256) + threadIdx.x);
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src + j));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(j));
     }
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 3;" ::: "memory");
   }
@@ -661,10 +671,12 @@ class Runner {
       auto ps = probes(sms_);
       add("cp_async_l2_bandwidth_per_sm", per_block_rate(ps, 256.0 * chunks * 16), "B/clk/SM",
           mhz(ps[0]),
-          "cp.async.cg 16 B, 256 thr x 1 block/SM, 12-16 chunks in flight per thread, 16 MB "
-          "L2-resident source");
+          "cp.async.cg 16 B, 256 thr x 1 block/SM, 12-16 chunks in flight per thread, each "
+          "block re-reads its own 64 KB slice (L2-resident)");
       std::vector<float> t;
-      const int dchunks = static_cast<int>(big / 16 / (sms_ * 256ull));
+      unsigned long long slice = 1;  // as in the kernel: power-of-two chunks per block
+      while (2 * slice * sms_ <= static_cast<unsigned long long>(n4)) slice *= 2;
+      const int dchunks = static_cast<int>(slice / 256);  // each block reads its slice once
       for (int r = 0; r < 3; ++r)
         t.push_back(time_ms([&] {
           cp_async_bw_kernel<<<sms_, 256, kCpAsyncBwSmem>>>(a, n4, dchunks / 4 * 4,
@@ -674,8 +686,8 @@ class Runner {
       add("cp_async_dram_bandwidth",
           static_cast<double>(sms_) * 256.0 * (dchunks / 4 * 4) * 16 / (median(t) * 1e-3) / 1e9,
           "GB/s", mhz(ps[0]),
-          "cp.async.cg 16 B streaming " + std::to_string(big >> 20) +
-              " MB from DRAM, 256 thr x 1 block/SM, CUDA events");
+          "cp.async.cg 16 B, each block streams its own " + std::to_string(slice >> 16) +
+              " MB slice once from DRAM, 256 thr x 1 block/SM, CUDA events");
     }
     // cp.async latency (L2 hit)
     {

@@ -266,6 +266,9 @@ for m, n, k in ((1000, 1000, 1000), (257, 129, 77), (4097, 255, 300)):
 write(os.path.join(HERE, "quick.csv"), quick)
 
 
+# the 8192^3 rows alone (tuning runs)
+write(os.path.join(HERE, "tune_8192.csv"), [r for r in rows if r[2:5] == [8192, 8192, 8192]])
+
 # every library instantiation, aligned and misaligned odd shapes (run with --check-only).
 allk = []
 for m, n, k in ((520, 264, 200), (333, 257, 77)):
