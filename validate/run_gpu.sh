@@ -158,5 +158,5 @@ stamp "summary"
 [[ -f $out/results.csv ]] && echo "results.csv: $(($(wc -l <"$out/results.csv") - 1)) rows ($(grep -c ',cublas,' "$out/results.csv") cuBLAS)"
 [[ -f $out/results_failed.csv ]] && echo "results_failed.csv: $(($(grep -vc '^#' "$out/results_failed.csv") - 1)) failed rows"
 [[ -f $out/counters.csv ]] && echo "counters.csv: $(($(wc -l <"$out/counters.csv") - 1)) rows"
-[[ -f $out/microbench.csv ]] && cut -d, -f1-4 "$out/microbench.csv" | column -t -s, | head -60
+[[ -f $out/microbench.csv ]] && cut -d, -f1-4 "$out/microbench.csv" | awk -F, '{printf "%-34s %14s %-14s %s\n", $1, $2, $3, $4}' | head -60
 exit $status

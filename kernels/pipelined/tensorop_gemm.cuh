@@ -110,7 +110,11 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
   const int b_cols_left = N - w.n0 - b_c * VEC;
   const uint32_t b_dst0 = A_STAGE + tc_chunk_offset(L, b_r0, b_c, CB, XB);
 
-  auto load_tile = [&](int kt, int stage) {
+  // AL: both operands 16-byte aligned (compile-time, so the aligned main loop has no branch on
+  // the copy path); otherwise a_vec / b_vec pick the path per operand at run time.
+  auto load_tile = [&](auto aligned, int kt, int stage) {
+    constexpr bool AL = decltype(aligned)::value;
+    const bool av = AL || a_vec, bv = AL || b_vec;
     const int k0 = w.k_begin + kt * BK;
     const uint32_t st = sbase + stage * STAGE;
     if constexpr (A_ROWWALK) {
@@ -123,7 +127,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
                                  ? a_dst0 + i * ARP * RA
                                  : tc_chunk_offset(L, row, a_c, CA);
         const bool rok = i * ARP < a_rows_left;
-        copy_chunk(st + dst, p, A, a_vec, rok && k_left > 0, rok ? k_left : 0);
+        copy_chunk(st + dst, p, A, av, rok && k_left > 0, rok ? k_left : 0);
         p += a_rowstep;
       }
     } else {
@@ -133,7 +137,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
         const int gm = w.m0 + row, gk = k0 + c * VEC;
         const char* src = A + (static_cast<long long>(gm) * K + gk) * EB;
         const int k_left = gm < M ? w.k_end - gk : 0;
-        copy_chunk(st + tc_chunk_offset(L, row, c, CA), src, A, a_vec, k_left > 0, k_left);
+        copy_chunk(st + tc_chunk_offset(L, row, c, CA), src, A, av, k_left > 0, k_left);
       }
     }
     if constexpr (B_ROWWALK) {
@@ -146,7 +150,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
                                  ? b_dst0 + i * BRP * RB
                                  : A_STAGE + tc_chunk_offset(L, row, b_c, CB, XB);
         const bool kok = i * BRP < k_rows_left;
-        copy_chunk(st + dst, p, B, b_vec, kok && b_cols_left > 0, kok ? b_cols_left : 0);
+        copy_chunk(st + dst, p, B, bv, kok && b_cols_left > 0, kok ? b_cols_left : 0);
         p += b_rowstep;
       }
     } else {
@@ -156,7 +160,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
         const int gk = k0 + row, gn = w.n0 + c * VEC;
         const char* src = B + (static_cast<long long>(gk) * N + gn) * EB;
         const int n_left = gk < w.k_end ? N - gn : 0;
-        copy_chunk(st + A_STAGE + tc_chunk_offset(L, row, c, CB, XB), src, B, b_vec, n_left > 0,
+        copy_chunk(st + A_STAGE + tc_chunk_offset(L, row, c, CB, XB), src, B, bv, n_left > 0,
                    n_left);
       }
     }
@@ -174,6 +178,9 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
   const int b_krow0 = ((lane >> 3) & 1) * 8 + (lane & 7);
   const int b_x = tc_swizzle_xor(L, b_krow0, CB);
   const int b_chunk0 = (wn * WN) / VEC + (lane >> 4);
+  uint32_t b_coff[NT / 2 > 0 ? NT / 2 : 1];  // byte offset of the x4.trans chunk of pair j
+#pragma unroll
+  for (int j = 0; j < NT / 2; ++j) b_coff[j] = ((b_chunk0 + 2 * j) ^ b_x) << 4;
   // B, tf32 (lds.32): b0 = B[8*step + t][n], b1 = B[8*step + t + 4][n], n = wn*WN + 8j + g.
   const int g = lane >> 2, t4 = lane & 3;
   const int bt_x0 = tc_swizzle_xor(L, t4, CB, XB), bt_x1 = tc_swizzle_xor(L, t4 + 4, CB, XB);
@@ -195,10 +202,8 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
     if constexpr (!kTf32) {
 #pragma unroll
       for (int j = 0; j < NT / 2; ++j) {
-        const int krow = 16 * step + b_krow0;
-        const int chunk = b_chunk0 + 2 * j;
         uint32_t r[4];
-        dev::ldmatrix_x4_trans(r, sb + krow * RB + ((chunk ^ b_x) << 4));
+        dev::ldmatrix_x4_trans(r, sb + b_krow0 * RB + 16 * step * RB + b_coff[j]);
         bf[buf][2 * j][0] = r[0];
         bf[buf][2 * j][1] = r[1];
         bf[buf][2 * j + 1][0] = r[2];
@@ -231,51 +236,57 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
   // tile kt (its fragments are already in registers): wait for tile kt+1, barrier, issue the
   // copies of tile kt+S into stage kt % S (nobody reads it any more), then load tile kt+1's first
   // fragments while the last MMAs of tile kt run. One cp.async group per tile (group g = tile g).
+  auto run_main = [&](auto aligned) {
 #pragma unroll
-  for (int s = 0; s < S; ++s) {
-    if (s < ktiles) load_tile(s, s);
-    dev::cp_async_commit();
-  }
-  dev::cp_async_wait<S - 1>();
-  __syncthreads();
-  int read_stage = 0;
-  uint32_t st = sbase;
-  if (ktiles > 0) load_frags(st, 0, 0);
-
-  // P: parity of the fragment buffer at step 0 (alternates between tiles when KSTEPS is odd).
-  auto tile_body = [&](auto parity, int kt) {
-    constexpr int P = decltype(parity)::value;
-#pragma unroll
-    for (int step = 0; step < KSTEPS; ++step) {
-      const int cur = (step + P * KSTEPS) & 1;
-      if (step == KSTEPS - 1) {
-        dev::cp_async_wait<S - 2>();
-        __syncthreads();  // tile kt+1 visible to all; stage kt % S no longer read by anyone
-        if (kt + S < ktiles) load_tile(kt + S, read_stage);
-        dev::cp_async_commit();
-        read_stage = read_stage + 1 == S ? 0 : read_stage + 1;
-        st = sbase + read_stage * STAGE;
-        if (kt + 1 < ktiles) load_frags(st, 0, cur ^ 1);
-      } else {
-        load_frags(st, step + 1, cur ^ 1);
-      }
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          const int jj = (i & 1) ? NT - 1 - j : j;  // serpentine
-          if (cur == 0)
-            dev::mma<D>(acc[i][jj], af[0][i], bf[0][jj]);
-          else
-            dev::mma<D>(acc[i][jj], af[1][i], bf[1][jj]);
-        }
+    for (int s = 0; s < S; ++s) {
+      if (s < ktiles) load_tile(aligned, s, s);
+      dev::cp_async_commit();
     }
+    dev::cp_async_wait<S - 1>();
+    __syncthreads();
+    int read_stage = 0;
+    uint32_t st = sbase;
+    if (ktiles > 0) load_frags(st, 0, 0);
+
+    // P: parity of the fragment buffer at step 0 (alternates between tiles when KSTEPS is odd).
+    auto tile_body = [&](auto parity, int kt) {
+      constexpr int P = decltype(parity)::value;
+#pragma unroll
+      for (int step = 0; step < KSTEPS; ++step) {
+        const int cur = (step + P * KSTEPS) & 1;
+        if (step == KSTEPS - 1) {
+          dev::cp_async_wait<S - 2>();
+          __syncthreads();  // tile kt+1 visible to all; stage kt % S no longer read by anyone
+          if (kt + S < ktiles) load_tile(aligned, kt + S, read_stage);
+          dev::cp_async_commit();
+          read_stage = read_stage + 1 == S ? 0 : read_stage + 1;
+          st = sbase + read_stage * STAGE;
+          if (kt + 1 < ktiles) load_frags(st, 0, cur ^ 1);
+        } else {
+          load_frags(st, step + 1, cur ^ 1);
+        }
+#pragma unroll
+        for (int i = 0; i < MT; ++i)
+#pragma unroll
+          for (int j = 0; j < NT; ++j) {
+            const int jj = (i & 1) ? NT - 1 - j : j;  // serpentine
+            if (cur == 0)
+              dev::mma<D>(acc[i][jj], af[0][i], bf[0][jj]);
+            else
+              dev::mma<D>(acc[i][jj], af[1][i], bf[1][jj]);
+          }
+      }
   };
   for (int kt = 0; kt < ktiles; kt += 2) {
     tile_body(std::integral_constant<int, 0>{}, kt);
     if (kt + 1 < ktiles) tile_body(std::integral_constant<int, 1>{}, kt + 1);
   }
   dev::cp_async_wait<0>();
+  };
+  if (a_vec && b_vec)
+    run_main(std::true_type{});
+  else
+    run_main(std::false_type{});
 
   // ---- epilogue: c0,c1 at (g, 2t..2t+1), c2,c3 at (g+8, 2t..2t+1) of each m16n8 tile --------
   const bool pair_store = !et.atomic && (N % 2) == 0;

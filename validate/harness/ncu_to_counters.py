@@ -17,6 +17,22 @@ import re
 import sys
 
 
+# Columns kept from the raw page (which also lists every device attribute): the metrics
+# run_gpu.sh asks for, and the launch geometry ncu saw.
+KEEP = [
+    "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+    "lts__t_sector_hit_rate.pct", "lts__t_bytes.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    "sm__inst_executed_pipe_tensor.sum", "sm__inst_executed_pipe_tensor_op_hmma.sum",
+    "smsp__inst_executed_pipe_fma.sum", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "sm__cycles_elapsed.avg", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "launch__grid_size", "launch__block_size", "launch__registers_per_thread",
+    "launch__shared_mem_per_block_dynamic", "launch__waves_per_multiprocessor",
+]
+
+
 def read_sweep(path):
     rows = []
     with open(path) as f:
@@ -66,7 +82,7 @@ def main():
     header, units, data = read_ncu(a.ncu)
     col = {h: i for i, h in enumerate(header)}
     kname = col["Kernel Name"]
-    metrics = [h for h in header if "__" in h]
+    metrics = [h for h in header if h in KEEP]
     launches = [d for d in data if re.search(r"gemm_(tiled|simt|tensorop|splitk)", d[kname])]
     expected = []
     for r in sweep:
@@ -96,7 +112,7 @@ def main():
             w.writerow([kernel_name(r), r["m"], r["n"], r["k"], r["split_k"], r["split_k_mode"],
                         r["swizzle"], which, r["family"], r["dtype"], fn.split("<")[0].split("(")[0]]
                        + vals)
-    unit_note = {m: units[col[m]] for m in metrics}
+    unit_note = {m: units[col[m]] for m in metrics if units[col[m]]}
     print("ncu_to_counters: wrote", len(expected), "rows; units:", unit_note)
     return 0
 

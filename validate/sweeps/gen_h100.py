@@ -269,6 +269,10 @@ write(os.path.join(HERE, "quick.csv"), quick)
 # the 8192^3 rows alone (tuning runs)
 write(os.path.join(HERE, "tune_8192.csv"), [r for r in rows if r[2:5] == [8192, 8192, 8192]])
 
+# diagnosis (ncu warp-state sections): the two main bf16 shapes at 4096^3
+write(os.path.join(HERE, "diag.csv"), shape_rows(4096, 4096, 4096, [
+    ("bf16", "128x256x32s3"), ("bf16", "128x128x32s3")]))
+
 # every library instantiation, aligned and misaligned odd shapes (run with --check-only).
 allk = []
 for m, n, k in ((520, 264, 200), (333, 257, 77)):
