@@ -1,0 +1,882 @@
+// gemmsim-microbench: calibration numbers for a GPU description (YAML) of gemmsim.
+//
+//   gemmsim-microbench [--out microbench.csv] [--quick]
+//
+// Writes `name,value,unit,sm_clock_mhz,method`. Cycle counts come from clock64() inside the
+// kernels (SM clock cycles); rates per SM divide a block's work by its own clock64 span (one
+// block per SM); GB/s divide bytes by CUDA-event time. sm_clock_mhz is the clock measured
+// inside the same kernel (clock64 cycles over %globaltimer ns) when it ran long enough, else
+// the NVML reading right after the test. Nothing here changes clocks or GPU settings.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "validate/harness/gpu_info.hpp"
+
+namespace mb {
+
+void check(cudaError_t e, const char* expr, int line) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("line ") + std::to_string(line) + ": " + expr + ": " +
+                             cudaGetErrorString(e));
+}
+#define CK(x) check((x), #x, __LINE__)
+#define CKL() CK(cudaGetLastError())
+
+// Per-block timing record: clock64 span and %globaltimer span of thread 0.
+struct Probe {
+  long long c0, c1, g0, g1;
+};
+__device__ __forceinline__ long long gtimer() {
+  long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ void probe_start(Probe* p) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    p[blockIdx.x].g0 = gtimer();
+    p[blockIdx.x].c0 = clock64();
+  }
+  __syncthreads();
+}
+__device__ __forceinline__ void probe_end(Probe* p) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    p[blockIdx.x].c1 = clock64();
+    p[blockIdx.x].g1 = gtimer();
+  }
+}
+
+// ---- shared memory ---------------------------------------------------------------------------
+constexpr int kSmemWords = 8192;  // 32 KB
+
+// Single-thread pointer chase: each word holds the shared address of the next one.
+__global__ void smem_chase_kernel(int iters, int stride_words, uint32_t* sink, Probe* pr) {
+  __shared__ uint32_t s[kSmemWords];
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  for (int i = threadIdx.x; i < kSmemWords; i += blockDim.x)
+    s[i] = base + 4u * ((i + stride_words) % kSmemWords);
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  uint32_t a = base;
+  for (int i = 0; i < 64; ++i) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(a));
+  const long long c0 = clock64();
+  for (int i = 0; i < iters; i += 8) {
+#pragma unroll
+    for (int u = 0; u < 8; ++u) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(a));
+  }
+  const long long c1 = clock64();
+  sink[0] = a;
+  pr[0].c0 = c0;
+  pr[0].c1 = c1;
+}
+
+// n-way bank conflict, lane l reads word (l / n) + (l % n) * 32: 32/n banks, n distinct rows
+// each. Latency: one warp, every load depends on the previous (words hold their own address).
+// Throughput: 32 warps, 8 independent loads per iteration.
+__global__ void smem_conflict_kernel(int ways, int iters, bool chase, uint32_t* sink, Probe* pr) {
+  __shared__ uint32_t s[kSmemWords];
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  for (int i = threadIdx.x; i < kSmemWords; i += blockDim.x) s[i] = base + 4u * i;
+  const int lane = threadIdx.x & 31;
+  const uint32_t word = static_cast<uint32_t>(lane / ways + (lane % ways) * 32);
+  uint32_t a = base + 4u * word;
+  probe_start(pr);
+  uint32_t acc = 0;
+  if (chase) {
+    for (int i = 0; i < iters; i += 8) {
+#pragma unroll
+      for (int u = 0; u < 8; ++u) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(a));
+    }
+    acc = a;
+  } else {
+    for (int i = 0; i < iters; i += 8) {
+      uint32_t v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+        asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v[u]) : "r"(a));
+#pragma unroll
+      for (int u = 0; u < 8; ++u) acc ^= v[u];
+    }
+  }
+  probe_end(pr);
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
+// Bandwidth: conflict-free 128-bit loads, 1024 threads, one block per SM.
+__global__ void smem_bw_kernel(int iters, uint32_t* sink, Probe* pr) {
+  __shared__ uint4 s[kSmemWords / 4];
+  for (int i = threadIdx.x; i < kSmemWords / 4; i += blockDim.x)
+    s[i] = make_uint4(i, i + 1, i + 2, i + 3);
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  const uint32_t off = 16u * (threadIdx.x % (kSmemWords / 4));
+  probe_start(pr);
+  uint32_t acc = 0;
+  for (int i = 0; i < iters; i += 4) {
+    uint4 v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
+                   : "r"(base + (off ^ (u * 4096u))));
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  probe_end(pr);
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
+// ldmatrix.x4: latency via a chain (matrix 0 holds each lane's next row address), throughput
+// with 32 warps issuing independent ldmatrix.x4 (512 bytes each).
+__global__ void ldmatrix_kernel(int iters, bool chase, uint32_t* sink, Probe* pr) {
+  __shared__ __align__(128) uint32_t s[kSmemWords];
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  for (int i = threadIdx.x; i < kSmemWords; i += blockDim.x) s[i] = base + 16u * (i % 32);
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const uint32_t off = 16u * lane + 512u * (warp % 16);
+  uint32_t a = base + off;
+  probe_start(pr);
+  uint32_t acc = 0;
+  if (chase) {
+    for (int i = 0; i < iters; ++i) {
+      uint32_t r1, r2, r3;
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%0];"
+                   : "+r"(a), "=r"(r1), "=r"(r2), "=r"(r3));
+      acc ^= r1 ^ r2 ^ r3;
+    }
+    acc ^= a;
+  } else {
+    // 4 independent chains per warp: each ldmatrix's address comes from the previous result of
+    // its chain (r[0] = base + 16 * lane, plus the chain's offset), so nothing can be hoisted.
+    uint32_t ca[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) ca[u] = base + 16u * lane + ((off & ~511u) ^ (u * 2048u));
+    for (int i = 0; i < iters; i += 4) {
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        uint32_t r0, r1, r2, r3;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                     : "r"(ca[u]));
+        ca[u] = r0 + ((off & ~511u) ^ (u * 2048u));
+        acc ^= r1 ^ r2 ^ r3;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc ^= ca[u];
+  }
+  probe_end(pr);
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
+// ---- global memory -----------------------------------------------------------------------------
+// Single-thread chase over 64-bit pointers (ld.global.cg: L1 bypassed).
+__global__ void global_chase_kernel(const unsigned long long* start, int warm, int iters,
+                                    unsigned long long* sink, Probe* pr) {
+  unsigned long long p = reinterpret_cast<unsigned long long>(start);
+  for (int i = 0; i < warm; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+  const long long g0 = gtimer();
+  const long long c0 = clock64();
+  for (int i = 0; i < iters; i += 4) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+  }
+  const long long c1 = clock64();
+  const long long g1 = gtimer();
+  sink[0] = p;
+  pr[0] = Probe{c0, c1, g0, g1};
+}
+
+// Streaming read: 16-byte ld.global.cg, grid-stride, 8 loads in flight per thread, `passes`
+// passes over the buffer (n4 < 2^32 16-byte words).
+__global__ void read_kernel(const uint4* p, long long n4, int passes, uint32_t* sink, Probe* pr) {
+  probe_start(pr);
+  uint32_t acc = 0;
+  const unsigned stride = gridDim.x * blockDim.x;
+  const unsigned n = static_cast<unsigned>(n4);
+  for (int r = 0; r < passes; ++r) {
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += 8u * stride) {
+      uint4 v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {  // predicated, independent: all 8 in flight
+        const unsigned j = i + u * stride;
+        v[u] = make_uint4(0, 0, 0, 0);
+        if (j < n)
+          asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                       : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
+                       : "l"(p + j));
+      }
+#pragma unroll
+      for (int u = 0; u < 8; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+  }
+  probe_end(pr);
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
+__global__ void copy_kernel(const uint4* __restrict__ src, uint4* __restrict__ dst, long long n4) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
+       i += stride)
+    dst[i] = src[i];
+}
+
+// cp.async 16 B: latency (one thread: issue, commit, wait_group 0, per iteration; lines L2-hot)
+__global__ void cp_async_latency_kernel(const uint4* src, int lines, int iters, uint32_t* sink,
+                                        Probe* pr) {
+  __shared__ uint4 s[64];
+  if (threadIdx.x != 0) return;
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  for (int i = 0; i < lines; ++i) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src + i * 8));
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;" ::: "memory");
+  }
+  const long long c0 = clock64();
+  for (int i = 0; i < iters; ++i) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + 16u * (i & 63)),
+                 "l"(src + static_cast<long long>(i % lines) * 8));
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;" ::: "memory");
+  }
+  const long long c1 = clock64();
+  sink[0] = s[iters & 63].x;
+  pr[0].c0 = c0;
+  pr[0].c1 = c1;
+}
+
+// cp.async 16 B throughput: each thread keeps 4 stages x 4 chunks in flight, streaming
+// `bytes_per_block` from its block's slice of the source (wrapping inside `footprint`).
+constexpr int kCpAsyncBwSmem = 4 * 4 * 256 * 16;  // 4 stages x 4 chunks x 256 threads
+__global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int chunks_per_thread,
+                                   uint32_t* sink, Probe* pr) {
+  extern __shared__ uint4 s[];  // [4 stages][4 chunks][256 threads]
+  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  unsigned slice = 1;  // largest power of two <= footprint16 / gridDim.x (16-byte chunks)
+  while (2ull * slice * gridDim.x <= static_cast<unsigned long long>(footprint16)) slice *= 2;
+  const uint4* first = src + static_cast<unsigned long long>(slice) * blockIdx.x;
+  probe_start(pr);
+  unsigned pos = threadIdx.x;
+  for (int c = 0; c < chunks_per_thread; c += 4) {
+    const int st = (c / 4) & 3;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const uint4* j = first + (pos & (slice - 1));
+      pos += blockDim.x;
+      const uint32_t d = sb + 16u * (((st * 4 + u) * 256) + threadIdx.x);
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(j));
+    }
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 3;" ::: "memory");
+  }
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  probe_end(pr);
+  __syncthreads();
+  if (s[threadIdx.x].x == 0x12345678u) sink[0] = 1;
+}
+
+// ---- arithmetic ----------------------------------------------------------------------------
+__global__ void ffma_kernel(int iters, float a, float b, bool chase, float* sink, Probe* pr) {
+  probe_start(pr);
+  float x[8];
+#pragma unroll
+  for (int u = 0; u < 8; ++u) x[u] = threadIdx.x * 0.001f + u;
+  if (chase) {
+    for (int i = 0; i < iters; i += 8) {
+#pragma unroll
+      for (int u = 0; u < 8; ++u) x[0] = fmaf(x[0], a, b);
+    }
+  } else {
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+      for (int u = 0; u < 8; ++u) x[u] = fmaf(x[u], a, b);
+    }
+  }
+  probe_end(pr);
+  float s = 0;
+#pragma unroll
+  for (int u = 0; u < 8; ++u) s += x[u];
+  if (s == 1234.5f) sink[0] = s;
+}
+
+// mma.sync throughput / latency. kind 0: f16 m16n8k16, 1: bf16 m16n8k16, 2: tf32 m16n8k8.
+template <int KIND>
+__device__ __forceinline__ void mma_op(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  if constexpr (KIND == 0)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else if constexpr (KIND == 1)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <int KIND>
+__global__ void mma_kernel(int iters, uint32_t seed, bool chase, float* sink, Probe* pr) {
+  uint32_t a[4], b[2];
+#pragma unroll
+  // non-zero operands with random mantissas (zeros can run faster than real data)
+  for (int q = 0; q < 4; ++q) a[q] = 0x3c003c00u ^ ((seed * (threadIdx.x + q + 1)) & 0x03ff03ffu);
+  b[0] = 0x3c003c00u ^ (seed & 0x03ff03ffu);
+  b[1] = 0x3c003c00u ^ ((seed >> 3) & 0x03ff03ffu);
+  float d[8][4];
+#pragma unroll
+  for (int u = 0; u < 8; ++u)
+#pragma unroll
+    for (int q = 0; q < 4; ++q) d[u][q] = 0.f;
+  probe_start(pr);
+  if (chase) {
+    for (int i = 0; i < iters; ++i) mma_op<KIND>(d[0], a, b);
+  } else {
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+      for (int u = 0; u < 8; ++u) mma_op<KIND>(d[u], a, b);
+    }
+  }
+  probe_end(pr);
+  float s = 0;
+#pragma unroll
+  for (int u = 0; u < 8; ++u) s += d[u][0] + d[u][1] + d[u][2] + d[u][3];
+  if (s == 1234.5f) sink[0] = s;
+}
+
+__global__ void syncthreads_kernel(int iters, Probe* pr) {
+  probe_start(pr);
+  for (int i = 0; i < iters; ++i) __syncthreads();
+  probe_end(pr);
+}
+
+__global__ void empty_kernel() {}
+
+// Launch-to-start: the kernel records %globaltimer when it begins.
+__global__ void stamp_kernel(long long* t) {
+  if (threadIdx.x == 0) t[0] = gtimer();
+}
+
+__global__ void spin_kernel(long long ns, Probe* pr) {
+  const long long g0 = gtimer();
+  const long long c0 = clock64();
+  long long g = g0;
+  while (g - g0 < ns) g = gtimer();
+  pr[0] = Probe{c0, clock64(), g0, gtimer()};
+}
+
+// ---- host ----------------------------------------------------------------------------------
+struct Row {
+  std::string name;
+  double value;
+  std::string unit;
+  double mhz;
+  std::string method;
+};
+
+class Runner {
+ public:
+  explicit Runner(bool quick) : quick_(quick) {
+    CK(cudaSetDevice(0));
+    CK(cudaGetDeviceProperties(&prop_, 0));
+    char bus[32] = {};
+    CK(cudaDeviceGetPCIBusId(bus, sizeof bus, 0));
+    mon_ = std::make_unique<gemmsim::bench::GpuMonitor>(bus);
+    sms_ = prop_.multiProcessorCount;
+    CK(cudaMalloc(&probe_, sizeof(Probe) * 4096));
+    CK(cudaMalloc(&sink_, 1024));
+    CK(cudaEventCreate(&e0_));
+    CK(cudaEventCreate(&e1_));
+  }
+  ~Runner() {
+    cudaFree(probe_);
+    cudaFree(sink_);
+  }
+
+  std::vector<Probe> probes(int n) {
+    std::vector<Probe> p(n);
+    CK(cudaMemcpy(p.data(), probe_, sizeof(Probe) * n, cudaMemcpyDeviceToHost));
+    return p;
+  }
+  // MHz of block 0's span if it lasted >= 200 us, else the NVML reading now.
+  double mhz(const Probe& p) {
+    const long long ns = p.g1 - p.g0;
+    if (ns >= 200000) return static_cast<double>(p.c1 - p.c0) * 1e3 / static_cast<double>(ns);
+    return mon_->sm_clock_mhz();
+  }
+  double nvml_mhz() { return mon_->sm_clock_mhz(); }
+  // Mean over blocks of work/cycles (per-SM rate with one block per SM).
+  static double per_block_rate(const std::vector<Probe>& p, double work_per_block) {
+    double s = 0;
+    for (const auto& q : p) s += work_per_block / static_cast<double>(q.c1 - q.c0);
+    return s / static_cast<double>(p.size());
+  }
+  template <class F>
+  float time_ms(F&& launch) {
+    CK(cudaEventRecord(e0_));
+    launch();
+    CKL();
+    CK(cudaEventRecord(e1_));
+    CK(cudaEventSynchronize(e1_));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0_, e1_));
+    return ms;
+  }
+  void add(const std::string& name, double v, const std::string& unit, double mhz,
+           const std::string& method) {
+    rows_.push_back(Row{name, v, unit, mhz, method});
+    std::printf("%-34s %14.3f %-10s %7.0f MHz  %s\n", name.c_str(), v, unit.c_str(), mhz,
+                method.c_str());
+    std::fflush(stdout);
+  }
+
+  void clock_and_device(bool at_end) {
+    spin_kernel<<<1, 1>>>(50'000'000, probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    const Probe p = probes(1)[0];
+    const double f = static_cast<double>(p.c1 - p.c0) * 1e3 / static_cast<double>(p.g1 - p.g0);
+    const std::string when = at_end ? "_end" : "_start";
+    add("sm_clock_measured" + when, f, "MHz", f,
+        "clock64 cycles / %globaltimer ns over a 50 ms single-thread spin (SM near idle)");
+    add("sm_clock_nvml" + when, nvml_mhz(), "MHz", nvml_mhz(), "nvmlDeviceGetClockInfo(SM) now");
+    if (at_end) return;
+    add("sm_clock_max_nvml", mon_->max_sm_clock_mhz(), "MHz", nvml_mhz(),
+        "nvmlDeviceGetMaxClockInfo(SM)");
+    add("num_sms", sms_, "count", nvml_mhz(), "cudaDeviceProp.multiProcessorCount");
+    add("l2_bytes", prop_.l2CacheSize, "B", nvml_mhz(), "cudaDeviceProp.l2CacheSize");
+    add("smem_per_sm_bytes", static_cast<double>(prop_.sharedMemPerMultiprocessor), "B",
+        nvml_mhz(), "cudaDeviceProp.sharedMemPerMultiprocessor");
+  }
+
+  void smem() {
+    const int it = 1 << 16;
+    smem_chase_kernel<<<1, 256>>>(it, 33, reinterpret_cast<uint32_t*>(sink_), probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    Probe p = probes(1)[0];
+    add("smem_load_latency", static_cast<double>(p.c1 - p.c0) / it, "cycles", nvml_mhz(),
+        "1 thread, dependent ld.shared.u32 chase (word holds next address), 65536 loads");
+
+    const int bw_it = quick_ ? 1 << 12 : 1 << 14;
+    smem_bw_kernel<<<sms_, 1024>>>(bw_it, reinterpret_cast<uint32_t*>(sink_), probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    auto ps = probes(sms_);
+    add("smem_bandwidth", per_block_rate(ps, 1024.0 * bw_it * 16), "B/clk/SM", mhz(ps[0]),
+        "1024 threads x 1 block/SM, conflict-free ld.shared.v4, bytes / block clock64 span");
+
+    for (int ways : {1, 2, 4, 8, 16, 32}) {
+      const int iters = 4096;
+      smem_conflict_kernel<<<1, 1024>>>(ways, iters, false, reinterpret_cast<uint32_t*>(sink_),
+                                        probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      p = probes(1)[0];
+      add("smem_conflict_" + std::to_string(ways) + "way_issue", static_cast<double>(p.c1 - p.c0) / (32.0 * iters),
+          "cycles/instr", nvml_mhz(),
+          "32 warps on one SM, independent ld.shared.u32, n lanes per bank on distinct rows; "
+          "SM cycles per warp-instruction");
+      smem_conflict_kernel<<<1, 32>>>(ways, iters, true, reinterpret_cast<uint32_t*>(sink_),
+                                      probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      p = probes(1)[0];
+      add("smem_conflict_" + std::to_string(ways) + "way_latency", static_cast<double>(p.c1 - p.c0) / iters,
+          "cycles", nvml_mhz(), "1 warp, dependent ld.shared.u32 chain with the same n-way pattern");
+    }
+
+    const int lit = 4096;
+    ldmatrix_kernel<<<1, 32>>>(lit, true, reinterpret_cast<uint32_t*>(sink_), probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    p = probes(1)[0];
+    add("ldmatrix_x4_latency", static_cast<double>(p.c1 - p.c0) / lit, "cycles", nvml_mhz(),
+        "1 warp, ldmatrix.x4 whose result is the next address (dependent chain)");
+    const int lbw = quick_ ? 1 << 11 : 1 << 13;
+    ldmatrix_kernel<<<sms_, 1024>>>(lbw, false, reinterpret_cast<uint32_t*>(sink_), probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    ps = probes(sms_);
+    const double bpc = per_block_rate(ps, 32.0 * lbw * 512);
+    add("ldmatrix_x4_throughput", bpc / 512.0, "instr/clk/SM", mhz(ps[0]),
+        "32 warps x 1 block/SM, independent ldmatrix.x4 (512 B each)");
+    add("ldmatrix_x4_bandwidth", bpc, "B/clk/SM", mhz(ps[0]), "same run, bytes per SM cycle");
+
+    const int sit = 4096;
+    for (int threads : {256, 1024}) {
+      syncthreads_kernel<<<1, threads>>>(sit, probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      p = probes(1)[0];
+      add("syncthreads_" + std::to_string(threads) + "thr", static_cast<double>(p.c1 - p.c0) / sit,
+          "cycles", nvml_mhz(), "one block alone on an SM, back-to-back __syncthreads");
+    }
+  }
+
+  // Builds a random cycle of 64-bit pointers over `lines` 128-byte lines spread over `span`
+  // bytes of `buf`, returns the first pointer.
+  unsigned long long* build_chase(char* buf, size_t span, size_t lines, uint64_t seed) {
+    const size_t slots = span / 128;
+    const size_t step = slots / lines;
+    std::mt19937_64 rng(seed);
+    std::vector<size_t> order(lines);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<unsigned long long> addr(lines);
+    for (size_t i = 0; i < lines; ++i) {
+      const size_t slot = order[i] * step + (step > 1 ? rng() % step : 0);
+      addr[i] = reinterpret_cast<unsigned long long>(buf + slot * 128);
+    }
+    // Write each pointer into its line: a small host image per line is too big for 1 GB spans,
+    // so scatter with cudaMemcpy of 8 bytes in batches through a staging kernel-free path.
+    std::vector<unsigned long long> next(lines);
+    for (size_t i = 0; i < lines; ++i) next[i] = addr[(i + 1) % lines];
+    scatter(addr, next);
+    return reinterpret_cast<unsigned long long*>(addr[0]);
+  }
+  void scatter(const std::vector<unsigned long long>& where,
+               const std::vector<unsigned long long>& what);
+
+  void global_latency() {
+    char* buf = nullptr;
+    const size_t dram_span = quick_ ? (256ull << 20) : (2048ull << 20);
+    CK(cudaMalloc(&buf, dram_span));
+    CK(cudaMemset(buf, 0, dram_span));
+    // L2: 4 MB footprint, every line used, random order.
+    {
+      const size_t span = 4ull << 20;
+      unsigned long long* start = build_chase(buf, span, span / 128, 1);
+      const int it = 1 << 15;
+      global_chase_kernel<<<1, 1>>>(start, static_cast<int>(span / 128) * 2, it,
+                                    reinterpret_cast<unsigned long long*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      const Probe p = probes(1)[0];
+      add("l2_hit_latency", static_cast<double>(p.c1 - p.c0) / it, "cycles", mhz(p),
+          "1 thread, ld.global.cg pointer chase, random order over all lines of a 4 MB "
+          "footprint (L2-resident, both L2 partitions), after one warm pass");
+    }
+    // DRAM: 32768 random lines spread over a span >> L2 (256 MB, and the whole buffer).
+    std::vector<size_t> spans{size_t{256} << 20};
+    if (dram_span > spans[0]) spans.push_back(dram_span);
+    for (const size_t span : spans) {
+      const size_t lines = 1 << 15;
+      unsigned long long* start = build_chase(buf, span, lines, 2 + span);
+      const int it = quick_ ? 4096 : 16384;
+      global_chase_kernel<<<1, 1>>>(start, 0, it, reinterpret_cast<unsigned long long*>(sink_),
+                                    probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      const Probe p = probes(1)[0];
+      const double cyc = static_cast<double>(p.c1 - p.c0) / it;
+      const std::string sfx = span == spans[0] ? "" : "_" + std::to_string(span >> 20) + "MB";
+      add("dram_latency" + sfx, cyc, "cycles", mhz(p),
+          "1 thread, ld.global.cg pointer chase over 32768 random lines spread over " +
+              std::to_string(span >> 20) + " MB (cold lines; TLB misses included)");
+      add("dram_latency_ns" + sfx, static_cast<double>(p.g1 - p.g0) / it, "ns", mhz(p),
+          "same chase, %globaltimer ns per load");
+    }
+    CK(cudaFree(buf));
+  }
+
+  void bandwidth() {
+    const size_t big = quick_ ? (512ull << 20) : (2048ull << 20);
+    uint4* a = nullptr;
+    uint4* b = nullptr;
+    CK(cudaMalloc(&a, big));
+    CK(cudaMalloc(&b, big));
+    CK(cudaMemset(a, 1, big));
+    CK(cudaMemset(b, 2, big));
+    const long long n4 = static_cast<long long>(big / 16);
+    auto median = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    // DRAM streaming read
+    {
+      std::vector<float> t;
+      for (int r = 0; r < 5; ++r)
+        t.push_back(time_ms([&] {
+          read_kernel<<<sms_ * 4, 512>>>(a, n4, 1, reinterpret_cast<uint32_t*>(sink_), probe_);
+        }));
+      const auto ps = probes(1);
+      add("dram_read_bandwidth", big / (median(t) * 1e-3) / 1e9, "GB/s", mhz(ps[0]),
+          "ld.global.cg.v4 grid-stride over " + std::to_string(big >> 20) +
+              " MB, 4 blocks x 512 thr per SM, CUDA events, median of 5");
+    }
+    // DRAM copy: kernel and cudaMemcpy, counting read + write bytes
+    {
+      std::vector<float> t;
+      for (int r = 0; r < 5; ++r)
+        t.push_back(time_ms([&] { copy_kernel<<<sms_ * 4, 512>>>(a, b, n4); }));
+      add("dram_copy_bandwidth", 2.0 * big / (median(t) * 1e-3) / 1e9, "GB/s", nvml_mhz(),
+          "uint4 copy kernel over " + std::to_string(big >> 20) +
+              " MB, (read + write bytes) / time, median of 5");
+      t.clear();
+      for (int r = 0; r < 5; ++r)
+        t.push_back(time_ms([&] { CK(cudaMemcpyAsync(b, a, big, cudaMemcpyDeviceToDevice)); }));
+      add("dram_memcpy_d2d_bandwidth", 2.0 * big / (median(t) * 1e-3) / 1e9, "GB/s", nvml_mhz(),
+          "cudaMemcpyAsync device-to-device, (read + write bytes) / time, median of 5");
+    }
+    // L2 bandwidth: 16 MB footprint read repeatedly by all SMs
+    {
+      const size_t fp = 16ull << 20;
+      const int passes = quick_ ? 10 : 40;
+      read_kernel<<<sms_, 1024>>>(a, fp / 16, 2, reinterpret_cast<uint32_t*>(sink_), probe_);
+      CKL();
+      std::vector<float> t;
+      for (int r = 0; r < 3; ++r)
+        t.push_back(time_ms([&] {
+          read_kernel<<<sms_, 1024>>>(a, fp / 16, passes, reinterpret_cast<uint32_t*>(sink_),
+                                      probe_);
+        }));
+      const auto ps = probes(sms_);
+      const double bytes = static_cast<double>(fp) * passes;
+      add("l2_read_bandwidth", bytes / (median(t) * 1e-3) / 1e9, "GB/s", mhz(ps[0]),
+          "ld.global.cg.v4 over a 16 MB L2-resident footprint, 1 block x 1024 thr per SM, " +
+              std::to_string(passes) + " passes, CUDA events");
+      add("l2_read_bandwidth_per_sm", per_block_rate(ps, bytes / sms_), "B/clk/SM", mhz(ps[0]),
+          "same run, each block's bytes / its clock64 span");
+    }
+    // cp.async 16 B throughput, L2-resident and from DRAM
+    {
+      const int chunks = quick_ ? 1024 : 4096;
+      const size_t fp = 16ull << 20;
+      CK(cudaFuncSetAttribute(cp_async_bw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              kCpAsyncBwSmem));
+      cp_async_bw_kernel<<<sms_, 256, kCpAsyncBwSmem>>>(a, fp / 16, chunks, reinterpret_cast<uint32_t*>(sink_),
+                                        probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      auto ps = probes(sms_);
+      add("cp_async_l2_bandwidth_per_sm", per_block_rate(ps, 256.0 * chunks * 16), "B/clk/SM",
+          mhz(ps[0]),
+          "cp.async.cg 16 B, 256 thr x 1 block/SM, 12-16 chunks in flight per thread, each "
+          "block re-reads its own 64 KB slice (L2-resident)");
+      std::vector<float> t;
+      unsigned long long slice = 1;  // as in the kernel: power-of-two chunks per block
+      while (2 * slice * sms_ <= static_cast<unsigned long long>(n4)) slice *= 2;
+      const int dchunks = static_cast<int>(slice / 256);  // each block reads its slice once
+      for (int r = 0; r < 3; ++r)
+        t.push_back(time_ms([&] {
+          cp_async_bw_kernel<<<sms_, 256, kCpAsyncBwSmem>>>(a, n4, dchunks / 4 * 4,
+                                            reinterpret_cast<uint32_t*>(sink_), probe_);
+        }));
+      ps = probes(sms_);
+      add("cp_async_dram_bandwidth",
+          static_cast<double>(sms_) * 256.0 * (dchunks / 4 * 4) * 16 / (median(t) * 1e-3) / 1e9,
+          "GB/s", mhz(ps[0]),
+          "cp.async.cg 16 B, each block streams its own " + std::to_string(slice >> 16) +
+              " MB slice once from DRAM, 256 thr x 1 block/SM, CUDA events");
+    }
+    // cp.async latency (L2 hit)
+    {
+      const int it = 4096;
+      cp_async_latency_kernel<<<1, 32>>>(a, 512, it, reinterpret_cast<uint32_t*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      const Probe p = probes(1)[0];
+      add("cp_async_16B_l2_latency", static_cast<double>(p.c1 - p.c0) / it, "cycles", nvml_mhz(),
+          "1 thread: cp.async.cg 16 B + commit + wait_group 0 per iteration, L2-hot lines");
+    }
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+  }
+
+  void arithmetic() {
+    const int it = quick_ ? 1 << 12 : 1 << 15;
+    ffma_kernel<<<sms_, 1024>>>(it, 0.999f, 0.001f, false, reinterpret_cast<float*>(sink_),
+                                probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    auto ps = probes(sms_);
+    add("ffma_throughput", per_block_rate(ps, 1024.0 * it * 8), "FMA/clk/SM", mhz(ps[0]),
+        "1024 thr x 1 block/SM, 8 independent FFMA chains per thread");
+    ffma_kernel<<<1, 32>>>(1 << 14, 0.999f, 0.001f, true, reinterpret_cast<float*>(sink_),
+                           probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    const Probe p = probes(1)[0];
+    add("ffma_latency", static_cast<double>(p.c1 - p.c0) / (1 << 14), "cycles", nvml_mhz(),
+        "1 warp, dependent FFMA chain");
+    mma_case<0>("f16_m16n8k16", 16 * 8 * 16);
+    mma_case<1>("bf16_m16n8k16", 16 * 8 * 16);
+    mma_case<2>("tf32_m16n8k8", 16 * 8 * 8);
+  }
+
+  template <int KIND>
+  void mma_case(const std::string& tag, int fma_per_mma) {
+    const int it = quick_ ? 1 << 11 : 1 << 14;
+    mma_kernel<KIND><<<sms_, 512>>>(it, 0x9e3779b9u, false, reinterpret_cast<float*>(sink_),
+                                    probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    auto ps = probes(sms_);
+    add("mma_" + tag + "_throughput", per_block_rate(ps, 16.0 * it * 8 * fma_per_mma),
+        "FMA/clk/SM", mhz(ps[0]),
+        "mma.sync, 16 warps x 1 block/SM, 8 independent accumulators per warp");
+    mma_kernel<KIND><<<1, 32>>>(4096, 0x9e3779b9u, true, reinterpret_cast<float*>(sink_), probe_);
+    CKL();
+    CK(cudaDeviceSynchronize());
+    const Probe p = probes(1)[0];
+    add("mma_" + tag + "_latency", static_cast<double>(p.c1 - p.c0) / 4096, "cycles", nvml_mhz(),
+        "1 warp, mma.sync chained through the accumulator");
+  }
+
+  void launch() {
+    for (int i = 0; i < 100; ++i) empty_kernel<<<1, 32>>>();
+    CKL();
+    CK(cudaDeviceSynchronize());
+    const int n = quick_ ? 2000 : 20000;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) empty_kernel<<<1, 32>>>();
+    CKL();
+    CK(cudaDeviceSynchronize());
+    auto t1 = std::chrono::steady_clock::now();
+    add("launch_back_to_back", std::chrono::duration<double, std::micro>(t1 - t0).count() / n, "us",
+        nvml_mhz(), "host wall time per launch of " + std::to_string(n) +
+                        " back-to-back empty kernels (<<<1,32>>>), one sync at the end");
+    std::vector<float> ev;
+    for (int i = 0; i < 200; ++i) ev.push_back(time_ms([&] { empty_kernel<<<1, 32>>>(); }));
+    std::sort(ev.begin(), ev.end());
+    add("launch_event_empty_kernel_idle", ev[ev.size() / 2] * 1e3, "us", nvml_mhz(),
+        "CUDA-event time around one empty kernel on an idle stream (host submission latency "
+        "included), median of 200");
+    ev.clear();
+    for (int i = 0; i < 200; ++i) {
+      spin_kernel<<<1, 1>>>(30000, probe_);  // GPU busy while the host queues the events
+      CKL();
+      ev.push_back(time_ms([&] { empty_kernel<<<1, 32>>>(); }));
+    }
+    std::sort(ev.begin(), ev.end());
+    add("launch_event_empty_kernel", ev[ev.size() / 2] * 1e3, "us", nvml_mhz(),
+        "CUDA-event time around one empty kernel queued behind a 30 us kernel, median of 200 "
+        "(what the harness records as launch_overhead_us)");
+    std::vector<double> rt;
+    for (int i = 0; i < 200; ++i) {
+      auto a = std::chrono::steady_clock::now();
+      empty_kernel<<<1, 32>>>();
+      CK(cudaDeviceSynchronize());
+      auto b = std::chrono::steady_clock::now();
+      rt.push_back(std::chrono::duration<double, std::micro>(b - a).count());
+    }
+    std::sort(rt.begin(), rt.end());
+    add("launch_sync_roundtrip", rt[rt.size() / 2], "us", nvml_mhz(),
+        "host wall time of launch + cudaDeviceSynchronize of an empty kernel, median of 200");
+    // Launch-to-start: a kernel stamps %globaltimer; compare with a stamp taken by a kernel that
+    // was already running when the host launched the second one is not possible without a host
+    // clock on the GPU's timebase, so measure the gap between two back-to-back stamp kernels.
+    long long* t = nullptr;
+    CK(cudaMalloc(&t, 2 * sizeof(long long)));
+    std::vector<double> gap;
+    for (int i = 0; i < 200; ++i) {
+      stamp_kernel<<<1, 32>>>(t);
+      stamp_kernel<<<1, 32>>>(t + 1);
+      CKL();
+      long long h[2];
+      CK(cudaMemcpy(h, t, sizeof h, cudaMemcpyDeviceToHost));
+      gap.push_back(static_cast<double>(h[1] - h[0]) * 1e-3);
+    }
+    std::sort(gap.begin(), gap.end());
+    add("launch_kernel_to_kernel_gap", gap[gap.size() / 2], "us", nvml_mhz(),
+        "%globaltimer start-to-start of two back-to-back tiny kernels in one stream, median "
+        "of 200 (GPU-side dispatch gap)");
+    CK(cudaFree(t));
+  }
+
+  void write(const std::string& path) {
+    std::ofstream o(path);
+    o << "name,value,unit,sm_clock_mhz,method\n";
+    for (const auto& r : rows_) {
+      char v[64], f[32];
+      std::snprintf(v, sizeof v, "%.4g", r.value);
+      std::snprintf(f, sizeof f, "%.0f", r.mhz);
+      std::string m = r.method;
+      for (char& c : m)
+        if (c == '"') c = '\'';
+      o << r.name << ',' << v << ',' << r.unit << ',' << f << ",\"" << m << "\"\n";
+    }
+  }
+
+ private:
+  bool quick_;
+  cudaDeviceProp prop_{};
+  std::unique_ptr<gemmsim::bench::GpuMonitor> mon_;
+  int sms_ = 0;
+  Probe* probe_ = nullptr;
+  void* sink_ = nullptr;
+  cudaEvent_t e0_{}, e1_{};
+  std::vector<Row> rows_;
+};
+
+__global__ void scatter_kernel(const unsigned long long* where, const unsigned long long* what,
+                               long long n) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) *reinterpret_cast<unsigned long long*>(where[i]) = what[i];
+}
+
+void Runner::scatter(const std::vector<unsigned long long>& where,
+                     const std::vector<unsigned long long>& what) {
+  unsigned long long* d = nullptr;
+  const size_t n = where.size();
+  CK(cudaMalloc(&d, 2 * n * sizeof(unsigned long long)));
+  CK(cudaMemcpy(d, where.data(), n * 8, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d + n, what.data(), n * 8, cudaMemcpyHostToDevice));
+  scatter_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(d, d + n,
+                                                                  static_cast<long long>(n));
+  CKL();
+  CK(cudaDeviceSynchronize());
+  CK(cudaFree(d));
+}
+
+}  // namespace mb
+
+int main(int argc, char** argv) {
+  std::string out = "microbench.csv";
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--out" && i + 1 < argc) out = argv[++i];
+    else if (a == "--quick") quick = true;
+    else {
+      std::fprintf(stderr, "usage: gemmsim-microbench [--out FILE] [--quick]\n");
+      return 2;
+    }
+  }
+  try {
+    mb::Runner r(quick);
+    r.clock_and_device(false);
+    r.smem();
+    r.arithmetic();
+    r.global_latency();
+    r.bandwidth();
+    r.launch();
+    r.clock_and_device(true);
+    r.write(out);
+    std::printf("wrote %s\n", out.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemmsim-microbench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
