@@ -90,6 +90,7 @@ struct L2Spec {
   int slices = 0;
   int partitions = 1;
   Bandwidth bandwidth;        // aggregate read bandwidth at the sustained SM clock
+  double port_bytes_per_clk = 0;  // bytes per SM clock one SM's link to L2 carries (per SM)
   Cycles hit_latency;         // load-to-use latency of a near-partition hit
   Cycles far_extra_latency;   // added when the slice is in the other partition
 };

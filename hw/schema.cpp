@@ -186,6 +186,9 @@ std::vector<FieldSpec> build_schema() {
                "L2 partitions (Ampere/Hopper: two halves joined by a crossbar)."),
       required("l2.bandwidth", GPU_FIELD(l2.bandwidth), 1 * GBps, 1000 * TBps,
                "Aggregate L2 read bandwidth to the SMs at the sustained SM clock."),
+      required("l2.port_bytes_per_clk", GPU_FIELD(l2.port_bytes_per_clk), 1, 1024,
+               "Bytes per SM clock that one SM's link to the L2 carries, reads and writes "
+               "together (bounds a single SM's L2 bandwidth)."),
       required("l2.hit_latency", GPU_FIELD(l2.hit_latency), 1, 10000,
                "Load-to-use latency of a hit in the near partition, SM cycles."),
       required("l2.far_extra_latency", GPU_FIELD(l2.far_extra_latency), 0, 10000,

@@ -568,7 +568,7 @@ Tick MemorySystem::Impl::write_back_dirty(Tick now) {
 // ---------------------------------------------------------------------------------------------
 
 MemorySystem::MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock)
-    : MemorySystem(gpu, sm_clock, MemorySystemOptions{}) {}
+    : MemorySystem(gpu, sm_clock, MemorySystemOptions{gpu.l2.port_bytes_per_clk}) {}
 
 MemorySystem::MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock,
                            const MemorySystemOptions& opt)

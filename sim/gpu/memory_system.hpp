@@ -71,12 +71,10 @@ struct MemoryCounters {
   }
 };
 
-// Parameters of the model that GpuSpec does not (yet) carry.
+// Overrides of GpuSpec parameters for unit tests of the memory system.
 struct MemorySystemOptions {
   // Bytes per SM clock that the link between one SM and the L2 crossbar carries, reads and
-  // writes together. 64 B/clk (two 32-byte sectors) is the L1TEX <-> L2 interface width
-  // usually quoted for Volta through Hopper; it is not in hardware.md, hence an option rather
-  // than a number derived from l2.bandwidth.
+  // writes together (GpuSpec: l2.port_bytes_per_clk).
   double sm_port_bytes_per_clk = 64;
 };
 

@@ -41,6 +41,7 @@ inline GpuSpec small_test_gpu() {
   g.l2.sector = Bytes{32};
   g.l2.associativity = 16;
   g.l2.slices = 8;
+  g.l2.port_bytes_per_clk = 64;
   g.l2.partitions = 2;
   g.l2.bandwidth = Bandwidth{512e9};  // 512 B/clk at 1 GHz
   g.l2.hit_latency = Cycles{200};
