@@ -142,6 +142,17 @@ constexpr GEMMSIM_HD long long splitk_slice_k(const GemmConfig& c, long long k) 
   return ceil_div_ll(ceil_div_ll(k, c.split_k), c.block_k) * c.block_k;
 }
 
+// The minimum resident blocks per SM each kernel asks the compiler for (__launch_bounds__), which
+// caps its registers per thread at 65536 / (threads x blocks): the SIMT pipelined kernel asks
+// for two blocks (<= 128 registers at 256 threads) unless its register-staged tile is large;
+// the tensor-core kernel for one; the tiled kernel states none (0).
+constexpr GEMMSIM_HD int min_blocks_per_sm(const GemmConfig& c) {
+  if (c.family == Family::Tiled) return 0;
+  if (c.tensor_core()) return 1;
+  const int staged = c.block_k * (c.block_m + c.block_n) / c.threads();  // floats per thread
+  return (c.threads() <= 256 && staged <= 8) ? 2 : 1;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The rules. nullptr when the configuration is one the kernels support, else why not.
 // ---------------------------------------------------------------------------------------------

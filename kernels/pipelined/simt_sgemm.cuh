@@ -13,11 +13,10 @@
 
 namespace gemmsim {
 
-// Two blocks per SM (<= 128 registers at 256 threads) unless the register-staged tile is large.
+// __launch_bounds__ minimum blocks per SM: kernels/common/tile_rules.hpp (min_blocks_per_sm).
 template <GemmConfig C>
 constexpr int simt_min_blocks() {
-  constexpr int staged = C.block_k * (C.block_m + C.block_n) / C.threads();  // floats per thread
-  return (C.threads() <= 256 && staged <= 8) ? 2 : 1;
+  return min_blocks_per_sm(C);
 }
 
 template <class Tag>

@@ -214,6 +214,7 @@ int main(int argc, char** argv) {
   val->add_flag("--json", vo.json, "Print JSON");
   val->add_option("--set", vo.overrides, "Override a GPU field, KEY.PATH=VALUE (repeatable)");
   val->add_option("--threads", vo.threads, "Worker threads (default: all cores)");
+  val->add_option("--rows", vo.rows_csv, "Write every row's prediction and error to this CSV");
 
   try {
     app.parse(argc, argv);

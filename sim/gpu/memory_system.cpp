@@ -151,7 +151,9 @@ struct MemorySystem::Impl {
   std::uint32_t channel_of_line(std::uint64_t line) const {
     return channel_hash.bucket(lines_per_chunk.quotient(line));
   }
-  void write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty);
+  // Reserves the DRAM channel for a dirty victim's sectors; returns when the channel has taken
+  // them (a new line cannot land in the way before its victim has left).
+  Tick write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty);
 };
 
 MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
@@ -272,10 +274,11 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   const Tick now_tick = now_;
   const SectoredCache32::Set set = l2.set(set_index);
   std::uint32_t way = set.find(tag);
+  Tick victim_gone = 0;
   if (way == SectoredCache32::kNone) {
     way = set.victim();
     if (set.occupied(way) && set.dirty(way)) {
-      write_back(set_index, set.tag(way), set.dirty(way));
+      victim_gone = write_back(set_index, set.tag(way), set.dirty(way));
     }
     set.install(way, tag);
   }
@@ -290,7 +293,9 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   // An atomic reads and writes the sector at the slice.
   const double f_slice =
       slice_servers[slice].reserve(now, kind == L2Kind::Atomic ? 2 * bytes : bytes, l2_busy_ps);
-  const Tick served = ceil_tick(std::max(f_port, f_slice));
+  // Back-pressure from DRAM writes: the slice serves the request once the victim it displaced
+  // has been written out, so a stream of dirty evictions runs at the channels' pace.
+  const Tick served = std::max(ceil_tick(std::max(f_port, f_slice)), victim_gone);
 
   const std::uint8_t valid = set.valid(way);
   const std::uint8_t hits = need & valid;
@@ -483,10 +488,12 @@ Tick MemorySystem::Impl::serve_load(int i) {
   return done;
 }
 
-void MemorySystem::Impl::write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty) {
+Tick MemorySystem::Impl::write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty) {
   const std::uint64_t bytes = std::uint64_t(popcount(dirty)) * sector_bytes;
-  channels[channel_of_line(l2_line(set, tag))].reserve(double(now_), double(bytes), dram_busy_ps);
+  const double done = channels[channel_of_line(l2_line(set, tag))].reserve(
+      double(now_), double(bytes), dram_busy_ps);
   counters.dram_bytes_write += bytes;
+  return ceil_tick(done);
 }
 
 Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segments, Tick now) {

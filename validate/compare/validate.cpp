@@ -138,6 +138,7 @@ std::vector<MeasuredRow> read_measurements(const std::string& dir) {
       r.kernel = rec.str("kernel");
       r.median_us = rec.num("median_us");
       r.rel_err = rec.num("rel_err");
+      r.regs_per_thread = rec.has("regs_per_thread") ? rec.integer("regs_per_thread") : 0;
       if (!(r.median_us > 0))
         throw UserError(fmt::format("{}: median_us must be positive", at.where()));
       rows.push_back(std::move(r));
@@ -146,7 +147,8 @@ std::vector<MeasuredRow> read_measurements(const std::string& dir) {
   return rows;
 }
 
-std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const ValidateOptions& o) {
+std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const ValidateOptions& o,
+                                     std::vector<std::string>* failures) {
   const GpuSpec base = load_gpu(o.hw, o.overrides);
   std::vector<RowResult> out(rows.size());
   std::vector<std::string> errors(rows.size());
@@ -162,6 +164,7 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
         out[i].predicted_us = p.time_us;
         out[i].error_pct = (p.time_us - r.median_us) / r.median_us * 100.0;
         out[i].bound = p.bound;
+        out[i].regs_estimate = p.regs_per_thread;
         out[i].counters = p.counters;
       } catch (const std::exception& e) {
         errors[i] = fmt::format("{}:{}: {}", r.file, r.line, e.what());
@@ -173,9 +176,17 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
   for (int t = 1; t < n; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
-  for (const auto& e : errors)
-    if (!e.empty()) throw UserError(e);
-  return out;
+  std::vector<RowResult> ok;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (errors[i].empty()) {
+      ok.push_back(std::move(out[i]));
+    } else if (failures) {
+      failures->push_back(errors[i]);
+    } else {
+      throw UserError(errors[i]);
+    }
+  }
+  return ok;
 }
 
 AccuracyStats accuracy(const std::vector<RowResult>& rows) {
@@ -260,11 +271,27 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
     std::erase_if(rows, [&](const MeasuredRow& r) { return o.family != family_name(r.config.family); });
     if (rows.empty()) throw UserError(fmt::format("--family '{}': no rows in {}", o.family, o.data_dir));
   }
-  const std::vector<RowResult> results = simulate_rows(rows, o);
-  const nlohmann::json j = validation_json(results, o);
+  std::vector<std::string> failures;
+  const std::vector<RowResult> results = simulate_rows(rows, o, &failures);
+  nlohmann::json j = validation_json(results, o);
+  j["failed_rows"] = failures;
+  for (const auto& f : failures) std::cerr << "gemmsim: row not simulated: " << f << "\n";
+  if (!o.rows_csv.empty()) {
+    std::ofstream f(o.rows_csv);
+    if (!f) throw UserError(fmt::format("--rows '{}': cannot write the file", o.rows_csv));
+    f << "kernel,family,dtype,m,n,k,sm_clock_mhz,measured_us,predicted_us,error_pct,bound,"
+         "regs_measured,regs_estimate\n";
+    for (const auto& r : results)
+      f << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{},{}\n", r.row.kernel,
+                       family_name(r.row.config.family), dtype_name(r.row.config.dtype),
+                       r.row.problem.m, r.row.problem.n, r.row.problem.k, r.row.sm_clock_mhz,
+                       r.row.median_us, r.predicted_us, r.error_pct, r.bound,
+                       r.row.regs_per_thread, r.regs_estimate);
+  }
+  const int code = failures.empty() ? 0 : 1;
   if (o.json) {
     out << j.dump(2) << "\n";
-    return 0;
+    return code;
   }
   auto line = [&](const std::string& name, const nlohmann::json& s) {
     out << fmt::format("  {:<18} n={:<4} MAPE {:6.2f}%  median {:6.2f}%  p95 {:6.2f}%  max {:7.2f}%  "
@@ -282,7 +309,8 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
                        w["error_pct"].get<double>(), w["kernel"].get<std::string>(),
                        w["problem"].get<std::string>(), w["measured_us"].get<double>(),
                        w["predicted_us"].get<double>(), w["bound"].get<std::string>());
-  return 0;
+  if (!failures.empty()) out << fmt::format("  {} row(s) could not be simulated (see above)\n", failures.size());
+  return code;
 }
 
 }  // namespace gemmsim

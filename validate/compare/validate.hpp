@@ -29,6 +29,7 @@ struct ValidateOptions {
   bool json = false;
   int threads = 0;  // 0: all cores
   bool use_row_clock = true;
+  std::string rows_csv;  // if set, write one line per simulated row here
 };
 
 // One measured row, parsed.
@@ -42,6 +43,7 @@ struct MeasuredRow {
   std::string kernel;
   double median_us = 0;
   double rel_err = 0;
+  int regs_per_thread = 0;  // ptxas's count for the real kernel (0: not recorded)
 };
 
 struct RowResult {
@@ -49,6 +51,7 @@ struct RowResult {
   double predicted_us = 0;
   double error_pct = 0;  // (predicted - measured) / measured * 100
   std::string bound;
+  int regs_estimate = 0;
   std::map<std::string, double> counters;  // predicted
 };
 
@@ -66,7 +69,10 @@ std::vector<MeasuredRow> read_measurements(const std::string& dir);
 AccuracyStats accuracy(const std::vector<RowResult>& rows);
 
 // Simulates the rows (in parallel; results in row order, identical for any thread count).
-std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const ValidateOptions& o);
+// Rows the model cannot simulate (e.g. judged illegal) are left out of the results and
+// described in `failures` ("file:line: reason"); without `failures`, the first one throws.
+std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const ValidateOptions& o,
+                                     std::vector<std::string>* failures = nullptr);
 
 nlohmann::json validation_json(const std::vector<RowResult>& rows, const ValidateOptions& o);
 
