@@ -47,6 +47,7 @@ class StreamModel final : public sim::KernelModel {
     if (w.phase == 0 && slices_ > 0) {
       op.kind = OpKind::GlobalLoad;
       op.count = std::uint32_t(slices_);
+      op.l1_lines = op.count * (kWarpBytes / 128);
       op.writes = 1;
       for (int s = 0; s < slices_; ++s)
         w.segments.push_back(Segment{map_.workspace + std::uint64_t(s) * bytes_ + off, len});
@@ -56,6 +57,7 @@ class StreamModel final : public sim::KernelModel {
     if (w.phase <= 1) {
       op.kind = OpKind::GlobalStore;
       op.count = 1;
+      op.l1_lines = kWarpBytes / 128;
       op.reads = 1;
       w.segments.push_back(Segment{map_.c + off, len});
       w.phase = 2;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -45,7 +46,17 @@ struct SmemCost {
   std::uint32_t wavefronts = 0;
   std::uint32_t conflicts = 0;
   std::uint32_t insts = 0;
+  std::uint32_t lines = 0;  // global 128-byte lines the instructions touch (one tile row each)
 };
+
+// Distinct 128-byte lines of global memory among (row, byte-in-row) pairs of one warp
+// instruction, for a tile whose rows start line-aligned and lie in different lines.
+int distinct_lines(const std::array<std::pair<int, int>, 32>& at, int lanes) {
+  std::array<long long, 32> keys{};
+  for (int l = 0; l < lanes; ++l) keys[l] = (long long)at[l].first * 4096 + at[l].second / 128;
+  std::sort(keys.begin(), keys.begin() + lanes);
+  return int(std::unique(keys.begin(), keys.begin() + lanes) - keys.begin());
+}
 
 enum Phase {
   // cp.async kernel
@@ -374,11 +385,13 @@ class TensorPipelinedModel final : public sim::KernelModel {
       for (int first = 0; first < chunks; first += T) {
         for (int wp = 0; wp < warps; ++wp) {
           std::array<std::uint32_t, 32> addr{};
+          std::array<std::pair<int, int>, 32> global{};
           int lanes = 0;
           for (int l = 0; l < 32; ++l) {
             const int e = first + wp * 32 + l;
             if (e >= chunks) break;
             const int r = e / cpr, ch = e % cpr;
+            global[lanes] = {r, ch * 16};
             addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c_.smem_layout, r, ch, cpr, mult));
             auto& v = runs[wp];
             if (!v.empty() && v.back().row == r && v.back().col + v.back().elems == ch * vec)
@@ -391,6 +404,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
           const int ideal = (lanes * 16 + 127) / 128;
           cost[wp].wavefronts += std::uint32_t(wf);
           cost[wp].conflicts += std::uint32_t(std::max(0, wf - ideal));
+          cost[wp].lines += std::uint32_t(distinct_lines(global, lanes));
           ++cost[wp].insts;
         }
       }
@@ -494,10 +508,13 @@ class TensorPipelinedModel final : public sim::KernelModel {
     const long long col0 = (long long)w.tile_n * c_.block_n;
     const long long k0 = (long long)k_tile * c_.block_k;
     const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
-    std::uint32_t insts = 0, wf = 0, conflicts = 0;
+    std::uint32_t insts = 0, wf = 0, conflicts = 0, lines = 0;
     auto count = [&](bool vec, const SmemCost& cost) {
-      // A cp.async moves 16 bytes per lane; the element path needs `vec` loads per chunk.
-      insts += vec ? cost.insts : cost.insts * std::uint32_t(tc_vec_elems(c_.dtype));
+      // A cp.async moves 16 bytes per lane; the element path needs `vec` loads per chunk,
+      // each touching the same lines as the vector instruction would.
+      const auto per_chunk = vec ? 1u : std::uint32_t(tc_vec_elems(c_.dtype));
+      insts += cost.insts * per_chunk;
+      lines += cost.lines * per_chunk;
       wf += cost.wavefronts;
       conflicts += cost.conflicts;
     };
@@ -506,6 +523,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     op.count = insts;
     op.wavefronts = wf;
     op.conflict_wavefronts = conflicts;
+    op.l1_lines = lines;
     for (const Run& r : runs_a_[w.warp]) {
       const long long row = row0 + r.row, col = k0 + r.col;
       if (row >= p_.m || col >= k_end) continue;  // zero-filled in shared memory
@@ -546,7 +564,10 @@ class TensorPipelinedModel final : public sim::KernelModel {
     const bool to_workspace = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Reduction;
     op.kind = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic ? OpKind::Atomic
                                                                       : OpKind::GlobalStore;
-    op.count = std::uint32_t(stores_per_warp_);
+    // float2 stores, or one red.global.add.f32 per element for split-K atomics; each
+    // instruction's lanes g = 0..7 write 8 rows.
+    op.count = std::uint32_t(stores_per_warp_ * (op.kind == OpKind::Atomic ? 2 : 1));
+    op.l1_lines = op.count * 8;
     op.reads = bit(kAcc);
     if (col0 >= p_.n) return;
     const long long n = std::min<long long>(wn, p_.n - col0);

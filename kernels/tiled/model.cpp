@@ -8,6 +8,7 @@
 // groups of four rows/columns with 16-byte fragment loads; A transposed in shared memory.
 #include "kernels/tiled/model.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -35,6 +36,14 @@ struct Run {
 struct SmemCost {
   std::uint32_t wavefronts = 0, conflicts = 0, insts = 0;
 };
+
+// Distinct 128-byte global lines among the (tile row, byte in row) pairs of one instruction.
+int distinct_lines(const std::array<std::pair<int, int>, 32>& at, int lanes) {
+  std::array<long long, 32> keys{};
+  for (int l = 0; l < lanes; ++l) keys[l] = (long long)at[l].first * 4096 + at[l].second / 128;
+  std::sort(keys.begin(), keys.begin() + lanes);
+  return int(std::unique(keys.begin(), keys.begin() + lanes) - keys.begin());
+}
 
 enum Phase { kLoad, kStore, kBarrier, kLoadNext, kLds, kMath, kAfterCompute, kEpilogue, kDone };
 
@@ -157,6 +166,7 @@ class SimtModel final : public sim::KernelModel {
     runs_b_.assign(warps, {});
     store_.assign(warps, {});
     load_insts_.assign(warps, 0);
+    load_lines_.assign(warps, 0);
     // Global loads: the tiled kernel loads scalars; the pipelined one float4 along K (A) and N
     // (B), falling back to scalars when the problem's K or N is not a multiple of 4.
     const bool vector_kernel = double_buffered_;
@@ -173,6 +183,7 @@ class SimtModel final : public sim::KernelModel {
           // its shared-memory stores: one vector store, or `vec` scalar stores when A is
           // transposed.
           std::array<std::array<std::uint32_t, 32>, 4> addr{};
+          std::array<std::pair<int, int>, 32> global{};
           int lanes = 0;
           for (int l = 0; l < 32; ++l) {
             const int i = first + wp * 32 + l;
@@ -183,6 +194,7 @@ class SimtModel final : public sim::KernelModel {
               v.back().elems += vec;
             else
               v.push_back(Run{r, col, vec});
+            global[lanes] = {r, col * 4};
             for (int e = 0; e < vec; ++e)
               addr[e][lanes] = transpose_to_smem ? base + std::uint32_t(((col + e) * ld + r) * 4)
                                                  : base + std::uint32_t((r * ld + col) * 4);
@@ -190,6 +202,7 @@ class SimtModel final : public sim::KernelModel {
           }
           if (!lanes) continue;
           load_insts_[wp] += split;
+          load_lines_[wp] += split * distinct_lines(global, lanes);
           if (transpose_to_smem) {
             for (int e = 0; e < vec; ++e) {
               const int wf = sim::smem_wavefronts({addr[e].data(), std::size_t(lanes)}, 4, gpu.smem);
@@ -241,6 +254,7 @@ class SimtModel final : public sim::KernelModel {
   void load_tile(WarpCursor& w, int k_tile, Op& op) const {
     op.kind = OpKind::GlobalLoad;
     op.count = std::uint32_t(load_insts_[w.warp]);
+    op.l1_lines = std::uint32_t(load_lines_[w.warp]);
     op.writes = bit(kStaged);
     const long long row0 = (long long)w.tile_m * c_.block_m;
     const long long col0 = (long long)w.tile_n * c_.block_n;
@@ -275,8 +289,12 @@ class SimtModel final : public sim::KernelModel {
     const bool to_workspace = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Reduction;
     op.kind = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic ? OpKind::Atomic
                                                                       : OpKind::GlobalStore;
-    // float4 stores in the pipelined kernel, scalar stores in the tiled one.
-    op.count = std::uint32_t(std::max(1, c_.thread_m * c_.thread_n / (double_buffered_ ? 4 : 1)));
+    // float4 stores in the pipelined kernel, scalar stores in the tiled one (atomics are
+    // scalar in both); each instruction's lanes cover LY rows of LX vectors.
+    const bool vec_store = double_buffered_ && op.kind != OpKind::Atomic;
+    op.count = std::uint32_t(std::max(1, c_.thread_m * c_.thread_n / (vec_store ? 4 : 1)));
+    const int row_bytes = simt_lanes_x(c_) * (vec_store ? 16 : 4);
+    op.l1_lines = op.count * std::uint32_t(simt_lanes_y(c_) * ((row_bytes + 127) / 128));
     op.reads = bit(kAcc);
     if (col0 >= p_.n) return;
     const long long n = std::min<long long>(wn, p_.n - col0);
@@ -294,6 +312,7 @@ class SimtModel final : public sim::KernelModel {
   std::vector<std::vector<Run>> runs_a_, runs_b_;
   std::vector<SmemCost> store_;
   std::vector<int> load_insts_;
+  std::vector<int> load_lines_;
   SmemCost lds_;  // per k step
   int halves_ = 2;
   int steps_per_half_ = 1;

@@ -18,7 +18,7 @@ struct SubPartition {
 struct SmState {
   std::vector<SubPartition> sps;
   Tick mio_free = 0;  // shared-memory port
-  Tick lsu_free = 0;  // global memory instruction issue
+  Tick lsu_free = 0;  // global memory instructions: LSU issue and the L1TEX tag stage
   int resident = 0;
 };
 
@@ -106,6 +106,10 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
   const double mio_cycles_per_wavefront =
       double(gpu_.smem.banks) * double(gpu_.smem.bank_width.value) / gpu_.smem.bytes_per_clk;
   const double lsu_cycles = 1.0 / std::max(1e-9, gpu_.lsu.ops_per_clk_per_sm);
+  // The L1TEX stage that global loads, stores and cp.async pass through resolves one l1.line
+  // per l1.line / l1.bytes_per_clk clocks.
+  const double cycles_per_l1_line =
+      double(gpu_.l1.line.value) / std::max(1.0, gpu_.l1.bytes_per_clk);
 
   std::vector<SmState> sms(nsm);
   for (auto& s : sms) {
@@ -327,7 +331,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
             deferred = true;
             break;
           }
-          sm.lsu_free = s + ticks(n * lsu_cycles);
+          sm.lsu_free = s + ticks(std::max(n * lsu_cycles, double(op.l1_lines) * cycles_per_l1_line));
           sp.sched_free = s + ticks(n * issue_cycles);
           const MemOp mop = op.kind == OpKind::GlobalLoad ? MemOp::Load
                             : op.kind == OpKind::CpAsync  ? MemOp::LoadBypassL1

@@ -48,6 +48,9 @@ struct Op {
   std::uint32_t count = 1;       // warp instructions in the batch
   std::uint32_t wavefronts = 0;  // shared-memory wavefronts for the whole batch
   std::uint32_t conflict_wavefronts = 0;  // of which caused by bank conflicts
+  // Global ops: 128-byte lines the batch's instructions touch, summed per instruction (the
+  // L1TEX tag stage resolves one line per clock; uncoalesced accesses cost one per line).
+  std::uint32_t l1_lines = 0;
   std::uint32_t arg = 0;         // CpAsyncWait: groups allowed to stay pending
   std::uint64_t flops = 0;       // useful FLOPs of a Math batch (for counters)
   SlotMask reads = 0;

@@ -62,3 +62,21 @@ TEST_CASE("Validation statistics: MAPE, Spearman and top-1 regret per problem", 
   const double mape = (10 + 10 + 10 + 200 + 0 + 66.666666) / 6.0;
   CHECK(s.mape_pct == Approx(mape).epsilon(1e-6));
 }
+
+TEST_CASE("Validation gives the same predictions whatever the thread count", "[validate]") {
+  ValidateOptions o;
+  o.data_dir = std::string(GEMMSIM_SOURCE_DIR) + "/tests/data/validate_small";
+  const auto rows = read_measurements(o.data_dir);
+  REQUIRE(rows.size() >= 20);
+  o.threads = 1;
+  const auto one = simulate_rows(rows, o);
+  o.threads = 3;
+  const auto three = simulate_rows(rows, o);
+  REQUIRE(one.size() == rows.size());
+  REQUIRE(three.size() == rows.size());
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    INFO(one[i].row.kernel);
+    CHECK(one[i].predicted_us == three[i].predicted_us);
+    CHECK(one[i].row.line == three[i].row.line);
+  }
+}
