@@ -80,3 +80,17 @@ TEST_CASE("hw show prints every GPU, as text and as JSON", "[cli]") {
     CHECK_THAT(j.out, Catch::Contains("peaks"));
   }
 }
+
+TEST_CASE("A malformed GPU file or override exits 2 naming file, line and key", "[cli]") {
+  const std::string bad = std::string(GEMMSIM_SOURCE_DIR) + "/tests/data/bad_hw/unknown_key.yaml";
+  const Result r = run("--hw " + bad + " --problem 256x256x256");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains("unknown_key.yaml:"));
+  CHECK_THAT(r.out, Catch::Contains("l2.asociativity"));
+  const Result o = run("--hw a100 --set l2.size=-3MiB --problem 256x256x256");
+  CHECK(o.code == 2);
+  CHECK_THAT(o.out, Catch::Contains("l2.size"));
+  const Result s = run("hw show h100 --set sm_count=many");
+  CHECK(s.code == 2);
+  CHECK_THAT(s.out, Catch::Contains("sm_count"));
+}
