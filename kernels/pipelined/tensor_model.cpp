@@ -18,6 +18,7 @@
 
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
+#include "kernels/common/model_support.hpp"
 #include "kernels/common/tile_rules.hpp"
 #include "kernels/common/tiling.hpp"
 #include "sim/gpu/smem_banks.hpp"
@@ -33,14 +34,8 @@ using sim::WarpCursor;
 
 // Register slots.
 constexpr int kFrag0 = 0, kFrag1 = 1, kAcc = 2, kStaged = 3;
-constexpr sim::SlotMask bit(int s) { return sim::SlotMask(1u << s); }
-
-// A run of contiguous elements of one tile row that one warp copies, relative to the tile.
-struct Run {
-  int row = 0;
-  int col = 0;
-  int elems = 0;
-};
+using model::bit;
+using model::Run;
 
 struct SmemCost {
   std::uint32_t wavefronts = 0;
@@ -49,14 +44,6 @@ struct SmemCost {
   std::uint32_t lines = 0;  // global 128-byte lines the instructions touch (one tile row each)
 };
 
-// Distinct 128-byte lines of global memory among (row, byte-in-row) pairs of one warp
-// instruction, for a tile whose rows start line-aligned and lie in different lines.
-int distinct_lines(const std::array<std::pair<int, int>, 32>& at, int lanes) {
-  std::array<long long, 32> keys{};
-  for (int l = 0; l < lanes; ++l) keys[l] = (long long)at[l].first * 4096 + at[l].second / 128;
-  std::sort(keys.begin(), keys.begin() + lanes);
-  return int(std::unique(keys.begin(), keys.begin() + lanes) - keys.begin());
-}
 
 enum Phase {
   // cp.async kernel
@@ -97,21 +84,12 @@ class TensorPipelinedModel final : public sim::KernelModel {
   sim::LaunchGeometry geometry() const override { return geo_; }
 
   void begin_warp(WarpCursor& w, int cta, int warp) const override {
-    const CtaTile t = raster_.tile(cta);
-    w.cta = cta;
-    w.warp = warp;
-    w.tile_m = t.tile_m;
-    w.tile_n = t.tile_n;
-    w.k_begin = t.k_tile_begin;
-    w.k_end = t.valid ? t.k_tile_end : t.k_tile_begin;
+    const CtaTile t = model::begin_tile_warp(w, raster_, cta, warp);
     const bool atomic = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic;
     if (!t.valid || (atomic && w.k_begin == w.k_end))
       w.phase = kDone;  // outside the tile grid, or an empty slice with nothing to add
     else
       w.phase = async_ ? kAsyncPrologue : kPrologue;
-    w.iter = 0;
-    w.sub = 0;
-    w.segments.clear();
   }
 
   bool next_op(WarpCursor& w, Op& op) const override {
@@ -393,18 +371,14 @@ class TensorPipelinedModel final : public sim::KernelModel {
             const int r = e / cpr, ch = e % cpr;
             global[lanes] = {r, ch * 16};
             addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c_.smem_layout, r, ch, cpr, mult));
-            auto& v = runs[wp];
-            if (!v.empty() && v.back().row == r && v.back().col + v.back().elems == ch * vec)
-              v.back().elems += vec;
-            else
-              v.push_back(Run{r, ch * vec, vec});
+            model::add_run(runs[wp], r, ch * vec, vec);
           }
           if (lanes == 0) continue;
           const int wf = sim::smem_wavefronts({addr.data(), std::size_t(lanes)}, 16, gpu.smem);
           const int ideal = (lanes * 16 + 127) / 128;
           cost[wp].wavefronts += std::uint32_t(wf);
           cost[wp].conflicts += std::uint32_t(std::max(0, wf - ideal));
-          cost[wp].lines += std::uint32_t(distinct_lines(global, lanes));
+          cost[wp].lines += std::uint32_t(model::distinct_lines(global, lanes));
           ++cost[wp].insts;
         }
       }
@@ -504,9 +478,6 @@ class TensorPipelinedModel final : public sim::KernelModel {
   void copy_tile(WarpCursor& w, int k_tile, Op& op) const {
     op.kind = (a_vec_ && b_vec_) ? OpKind::CpAsync : OpKind::GlobalLoad;
     if (op.kind == OpKind::GlobalLoad) op.writes = bit(kStaged);
-    const long long row0 = (long long)w.tile_m * c_.block_m;
-    const long long col0 = (long long)w.tile_n * c_.block_n;
-    const long long k0 = (long long)k_tile * c_.block_k;
     const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
     std::uint32_t insts = 0, wf = 0, conflicts = 0, lines = 0;
     auto count = [&](bool vec, const SmemCost& cost) {
@@ -524,18 +495,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     op.wavefronts = wf;
     op.conflict_wavefronts = conflicts;
     op.l1_lines = lines;
-    for (const Run& r : runs_a_[w.warp]) {
-      const long long row = row0 + r.row, col = k0 + r.col;
-      if (row >= p_.m || col >= k_end) continue;  // zero-filled in shared memory
-      const long long n = std::min<long long>(r.elems, k_end - col);
-      w.segments.push_back(Segment{map_.a_addr(row, col), std::uint32_t(n * e_)});
-    }
-    for (const Run& r : runs_b_[w.warp]) {
-      const long long row = k0 + r.row, col = col0 + r.col;
-      if (row >= k_end || col >= p_.n) continue;
-      const long long n = std::min<long long>(r.elems, p_.n - col);
-      w.segments.push_back(Segment{map_.b_addr(row, col), std::uint32_t(n * e_)});
-    }
+    model::append_tile_segments(w, map_, runs_a_[w.warp], runs_b_[w.warp], c_, p_, k_tile, k_end);
   }
 
   void reg_store(WarpCursor& w, Op& op) const {
@@ -557,23 +517,12 @@ class TensorPipelinedModel final : public sim::KernelModel {
   }
 
   void epilogue(WarpCursor& w, Op& op) const {
-    const int wm = c_.warp_tile_m(), wn = c_.warp_tile_n();
-    const long long row0 = (long long)w.tile_m * c_.block_m + (w.warp / c_.warps_n) * wm;
-    const long long col0 = (long long)w.tile_n * c_.block_n + (w.warp % c_.warps_n) * wn;
-    const int slice = raster_.tile(w.cta).slice;
-    const bool to_workspace = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Reduction;
-    op.kind = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic ? OpKind::Atomic
-                                                                      : OpKind::GlobalStore;
+    op.kind = model::append_output_segments(w, map_, raster_, c_, p_);
     // float2 stores, or one red.global.add.f32 per element for split-K atomics; each
     // instruction's lanes g = 0..7 write 8 rows.
     op.count = std::uint32_t(stores_per_warp_ * (op.kind == OpKind::Atomic ? 2 : 1));
     op.l1_lines = op.count * 8;
     op.reads = bit(kAcc);
-    if (col0 >= p_.n) return;
-    const long long n = std::min<long long>(wn, p_.n - col0);
-    for (long long r = row0; r < std::min<long long>(row0 + wm, p_.m); ++r)
-      w.segments.push_back(Segment{to_workspace ? map_.ws_addr(slice, r, col0) : map_.c_addr(r, col0),
-                                   std::uint32_t(n * 4)});
   }
 
   GemmConfig c_;

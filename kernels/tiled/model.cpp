@@ -14,6 +14,7 @@
 
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
+#include "kernels/common/model_support.hpp"
 #include "kernels/common/tile_rules.hpp"
 #include "kernels/common/tiling.hpp"
 #include "sim/gpu/smem_banks.hpp"
@@ -28,22 +29,13 @@ using sim::Segment;
 using sim::WarpCursor;
 
 constexpr int kFragA = 0, kFragB = 1, kAcc = 2, kStaged = 3;
-constexpr sim::SlotMask bit(int s) { return sim::SlotMask(1u << s); }
+using model::bit;
+using model::Run;
 
-struct Run {
-  int row = 0, col = 0, elems = 0;
-};
 struct SmemCost {
   std::uint32_t wavefronts = 0, conflicts = 0, insts = 0;
 };
 
-// Distinct 128-byte global lines among the (tile row, byte in row) pairs of one instruction.
-int distinct_lines(const std::array<std::pair<int, int>, 32>& at, int lanes) {
-  std::array<long long, 32> keys{};
-  for (int l = 0; l < lanes; ++l) keys[l] = (long long)at[l].first * 4096 + at[l].second / 128;
-  std::sort(keys.begin(), keys.begin() + lanes);
-  return int(std::unique(keys.begin(), keys.begin() + lanes) - keys.begin());
-}
 
 enum Phase { kLoad, kStore, kBarrier, kLoadNext, kLds, kMath, kAfterCompute, kEpilogue, kDone };
 
@@ -65,15 +57,8 @@ class SimtModel final : public sim::KernelModel {
   sim::LaunchGeometry geometry() const override { return geo_; }
 
   void begin_warp(WarpCursor& w, int cta, int warp) const override {
-    const CtaTile t = raster_.tile(cta);
-    w.cta = cta;
-    w.warp = warp;
-    w.tile_m = t.tile_m;
-    w.tile_n = t.tile_n;
-    w.k_begin = t.k_tile_begin;
-    w.k_end = t.valid ? t.k_tile_end : t.k_tile_begin;
+    const CtaTile t = model::begin_tile_warp(w, raster_, cta, warp);
     w.iter = w.k_begin;
-    w.sub = 0;
     w.phase = w.iter < w.k_end ? kLoad : (t.valid ? kEpilogue : kDone);
     w.segments.clear();
   }
@@ -189,11 +174,7 @@ class SimtModel final : public sim::KernelModel {
             const int i = first + wp * 32 + l;
             if (i >= items) break;
             const int r = i / per_row, col = (i % per_row) * vec;
-            auto& v = runs[wp];
-            if (!v.empty() && v.back().row == r && v.back().col + v.back().elems == col)
-              v.back().elems += vec;
-            else
-              v.push_back(Run{r, col, vec});
+            model::add_run(runs[wp], r, col, vec);
             global[lanes] = {r, col * 4};
             for (int e = 0; e < vec; ++e)
               addr[e][lanes] = transpose_to_smem ? base + std::uint32_t(((col + e) * ld + r) * 4)
@@ -202,7 +183,7 @@ class SimtModel final : public sim::KernelModel {
           }
           if (!lanes) continue;
           load_insts_[wp] += split;
-          load_lines_[wp] += split * distinct_lines(global, lanes);
+          load_lines_[wp] += split * model::distinct_lines(global, lanes);
           if (transpose_to_smem) {
             for (int e = 0; e < vec; ++e) {
               const int wf = sim::smem_wavefronts({addr[e].data(), std::size_t(lanes)}, 4, gpu.smem);
@@ -256,21 +237,7 @@ class SimtModel final : public sim::KernelModel {
     op.count = std::uint32_t(load_insts_[w.warp]);
     op.l1_lines = std::uint32_t(load_lines_[w.warp]);
     op.writes = bit(kStaged);
-    const long long row0 = (long long)w.tile_m * c_.block_m;
-    const long long col0 = (long long)w.tile_n * c_.block_n;
-    const long long k0 = (long long)k_tile * c_.block_k;
-    for (const Run& r : runs_a_[w.warp]) {
-      const long long row = row0 + r.row, col = k0 + r.col;
-      if (row >= p_.m || col >= p_.k) continue;
-      const long long n = std::min<long long>(r.elems, p_.k - col);
-      w.segments.push_back(Segment{map_.a_addr(row, col), std::uint32_t(n * 4)});
-    }
-    for (const Run& r : runs_b_[w.warp]) {
-      const long long row = k0 + r.row, col = col0 + r.col;
-      if (row >= p_.k || col >= p_.n) continue;
-      const long long n = std::min<long long>(r.elems, p_.n - col);
-      w.segments.push_back(Segment{map_.b_addr(row, col), std::uint32_t(n * 4)});
-    }
+    model::append_tile_segments(w, map_, runs_a_[w.warp], runs_b_[w.warp], c_, p_, k_tile, p_.k);
   }
 
   void store_tile(WarpCursor& w, Op& op) const {
@@ -282,13 +249,7 @@ class SimtModel final : public sim::KernelModel {
   }
 
   void epilogue(WarpCursor& w, Op& op) const {
-    const int wm = c_.warp_tile_m(), wn = c_.warp_tile_n();
-    const long long row0 = (long long)w.tile_m * c_.block_m + (w.warp / c_.warps_n) * wm;
-    const long long col0 = (long long)w.tile_n * c_.block_n + (w.warp % c_.warps_n) * wn;
-    const int slice = raster_.tile(w.cta).slice;
-    const bool to_workspace = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Reduction;
-    op.kind = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic ? OpKind::Atomic
-                                                                      : OpKind::GlobalStore;
+    op.kind = model::append_output_segments(w, map_, raster_, c_, p_);
     // float4 stores in the pipelined kernel, scalar stores in the tiled one (atomics are
     // scalar in both); each instruction's lanes cover LY rows of LX vectors.
     const bool vec_store = double_buffered_ && op.kind != OpKind::Atomic;
@@ -296,11 +257,6 @@ class SimtModel final : public sim::KernelModel {
     const int row_bytes = simt_lanes_x(c_) * (vec_store ? 16 : 4);
     op.l1_lines = op.count * std::uint32_t(simt_lanes_y(c_) * ((row_bytes + 127) / 128));
     op.reads = bit(kAcc);
-    if (col0 >= p_.n) return;
-    const long long n = std::min<long long>(wn, p_.n - col0);
-    for (long long r = row0; r < std::min<long long>(row0 + wm, p_.m); ++r)
-      w.segments.push_back(Segment{to_workspace ? map_.ws_addr(slice, r, col0) : map_.c_addr(r, col0),
-                                   std::uint32_t(n * 4)});
   }
 
   GemmConfig c_;
