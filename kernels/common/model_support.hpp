@@ -22,6 +22,23 @@ struct Run {
   int elems = 0;
 };
 
+// The shared-memory cost of a group of warp instructions: wavefronts, how many of them bank
+// conflicts added over the conflict-free count, instructions, and (for global copies) the
+// 128-byte global lines they touch.
+struct SmemCost {
+  std::uint32_t wavefronts = 0;
+  std::uint32_t conflicts = 0;
+  std::uint32_t insts = 0;
+  std::uint32_t lines = 0;
+
+  // One instruction that took `wavefronts` where a conflict-free one takes `ideal`.
+  void add(int wavefronts_, int ideal) {
+    wavefronts += std::uint32_t(wavefronts_);
+    conflicts += std::uint32_t(std::max(0, wavefronts_ - ideal));
+    ++insts;
+  }
+};
+
 // Adds `elems` elements at (row, col) to a warp's runs, merging with the previous run when
 // contiguous.
 inline void add_run(std::vector<Run>& runs, int row, int col, int elems) {

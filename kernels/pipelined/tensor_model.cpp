@@ -36,13 +36,7 @@ using sim::WarpCursor;
 constexpr int kFrag0 = 0, kFrag1 = 1, kAcc = 2, kStaged = 3;
 using model::bit;
 using model::Run;
-
-struct SmemCost {
-  std::uint32_t wavefronts = 0;
-  std::uint32_t conflicts = 0;
-  std::uint32_t insts = 0;
-  std::uint32_t lines = 0;  // global 128-byte lines the instructions touch (one tile row each)
-};
+using model::SmemCost;
 
 
 enum Phase {
@@ -376,10 +370,8 @@ class TensorPipelinedModel final : public sim::KernelModel {
           if (lanes == 0) continue;
           const int wf = sim::smem_wavefronts({addr.data(), std::size_t(lanes)}, 16, gpu.smem);
           const int ideal = (lanes * 16 + 127) / 128;
-          cost[wp].wavefronts += std::uint32_t(wf);
-          cost[wp].conflicts += std::uint32_t(std::max(0, wf - ideal));
+          cost[wp].add(wf, ideal);
           cost[wp].lines += std::uint32_t(model::distinct_lines(global, lanes));
-          ++cost[wp].insts;
         }
       }
     };
@@ -409,9 +401,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
           const int wf = matrix ? sim::ldmatrix_wavefronts(a, gpu.smem)
                                 : sim::smem_wavefronts(a, bytes, gpu.smem);
           const int ideal = matrix ? int(a.size()) / 8 : (int(a.size()) * bytes + 127) / 128;
-          cost.wavefronts += std::uint32_t(wf);
-          cost.conflicts += std::uint32_t(std::max(0, wf - ideal));
-          ++cost.insts;
+          cost.add(wf, ideal);
         };
         std::array<std::uint32_t, 32> addr{};
         if (ldm) {

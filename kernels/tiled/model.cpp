@@ -31,10 +31,7 @@ using sim::WarpCursor;
 constexpr int kFragA = 0, kFragB = 1, kAcc = 2, kStaged = 3;
 using model::bit;
 using model::Run;
-
-struct SmemCost {
-  std::uint32_t wavefronts = 0, conflicts = 0, insts = 0;
-};
+using model::SmemCost;
 
 
 enum Phase { kLoad, kStore, kBarrier, kLoadNext, kLds, kMath, kAfterCompute, kEpilogue, kDone };
@@ -186,18 +183,13 @@ class SimtModel final : public sim::KernelModel {
           load_lines_[wp] += split * model::distinct_lines(global, lanes);
           if (transpose_to_smem) {
             for (int e = 0; e < vec; ++e) {
-              const int wf = sim::smem_wavefronts({addr[e].data(), std::size_t(lanes)}, 4, gpu.smem);
-              store_[wp].wavefronts += std::uint32_t(wf);
-              store_[wp].conflicts += std::uint32_t(std::max(0, wf - 1));
-              ++store_[wp].insts;
+              store_[wp].add(
+                  sim::smem_wavefronts({addr[e].data(), std::size_t(lanes)}, 4, gpu.smem), 1);
             }
           } else {
-            const int wf =
-                sim::smem_wavefronts({addr[0].data(), std::size_t(lanes)}, vec * 4, gpu.smem);
-            const int ideal = (lanes * vec * 4 + 127) / 128;
-            store_[wp].wavefronts += std::uint32_t(wf);
-            store_[wp].conflicts += std::uint32_t(std::max(0, wf - ideal));
-            ++store_[wp].insts;
+            store_[wp].add(
+                sim::smem_wavefronts({addr[0].data(), std::size_t(lanes)}, vec * 4, gpu.smem),
+                (lanes * vec * 4 + 127) / 128);
           }
         }
     };
@@ -219,11 +211,8 @@ class SimtModel final : public sim::KernelModel {
           const int idx = g * stride + pos * vec;
           addr[l] = base + std::uint32_t(idx * 4);
         }
-        const int wf = sim::smem_wavefronts(addr, vec * 4, gpu.smem);
-        const int ideal = std::max(1, (lanes_along * vec * 4 + 127) / 128);
-        lds_.wavefronts += std::uint32_t(wf);
-        lds_.conflicts += std::uint32_t(std::max(0, wf - ideal));
-        ++lds_.insts;
+        lds_.add(sim::smem_wavefronts(addr, vec * 4, gpu.smem),
+                 std::max(1, (lanes_along * vec * 4 + 127) / 128));
       }
     };
     frag(true, c_.thread_m, 0);
