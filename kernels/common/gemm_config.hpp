@@ -60,16 +60,23 @@ struct GemmConfig {
   SplitKMode split_k_mode = SplitKMode::Atomic;
   int swizzle = 1;  // threadblock swizzle width: 1, 2, 4, 8
   SmemLayout smem_layout = SmemLayout::Padded;
-  int consumers = 1;  // warp-specialized: consumer warpgroups (1, or 2 ping-pong)
+  // Warp-specialized: consumer warpgroups (4 warps each; 1 or 2, cooperating on the block
+  // tile: warpgroup g owns rows [g, g+1) * block_m / consumers). warps_m x warps_n arranges all
+  // consumer warps, so warps_m * warps_n == 4 * consumers (Hopper: warps_m == 4 * consumers,
+  // warps_n == 1, each warp owning 16 rows of every 64-row wgmma slab).
+  int consumers = 1;
   WsVariant ws_variant = WsVariant::Ampere;
 
   constexpr GEMMSIM_HD bool tensor_core() const { return dtype != DType::F32; }
   constexpr GEMMSIM_HD int warp_tile_m() const { return block_m / warps_m; }
   constexpr GEMMSIM_HD int warp_tile_n() const { return block_n / warps_n; }
   constexpr GEMMSIM_HD int compute_warps() const { return warps_m * warps_n; }
-  // Producer warps of the warp-specialized family (one warp issues the loads).
+  // Producer warps of the warp-specialized family: Ampere, one warp whose 32 lanes issue the
+  // cp.async copies; Hopper, a whole warpgroup (setmaxnreg works per warpgroup) of which one
+  // thread issues the TMA copies.
   constexpr GEMMSIM_HD int producer_warps() const {
-    return family == Family::WarpSpecialized ? 1 : 0;
+    if (family != Family::WarpSpecialized) return 0;
+    return ws_variant == WsVariant::Hopper ? 4 : 1;
   }
   constexpr GEMMSIM_HD int threads() const {
     return 32 * (compute_warps() + producer_warps());
