@@ -128,13 +128,15 @@ struct CacheStorage {
 // Layout, for speed: a big cache's tag store (a 50 MB L2 is 20 MB of metadata) does not fit
 // in the host's caches, so lookups cost host-memory misses. Each set is one contiguous
 // 64-byte-aligned block:
-//   header: tags | ready bounds (u32) | valid (u8) | dirty (u8) | LRU ranks (u8)
+//   header: tags | ready bound (u32, one per set) | valid (u8) | dirty (u8) | LRU ranks (u8)
 //   tail:   per way, per sector ready times (Tick)
 // Tags and ranks are padded to 16 bytes and compared 16 bytes at a time. A lookup needs only
-// the header (3 host cache lines for 16 ways and 32-bit tags, which prefetch() starts early).
-// The tail is needed only when a fill may still be in flight: each way keeps a coarse upper
-// bound of its sectors' ready times (ready_bound()), and a caller for whom that bound has
-// passed skips the tail.
+// the header (5 host cache lines for 40 ways and 32-bit tags, which prefetch() starts early).
+// The tail is needed only when a fill may still be in flight: the set keeps a coarse upper
+// bound of all its sectors' ready times (ready_bound()), and a caller for whom that bound has
+// passed skips the tail. One bound per set rather than per way keeps the header small (a
+// lookup's cost is its host cache misses); the price, reading the tail when another way of
+// the set has a fill in flight, is rare because fills of one set are microseconds apart.
 template <typename TagT>
 class BasicSectoredCache {
   struct Layout {
@@ -174,7 +176,6 @@ class BasicSectoredCache {
       tags()[way] = static_cast<Tag>(tag + 1);
       at<std::uint8_t>(layout_.valid)[way] = 0;
       at<std::uint8_t>(layout_.dirty)[way] = 0;
-      at<std::uint32_t>(layout_.bounds)[way] = 0;
     }
     // Makes the way the most recently used (ranks: 0 = LRU, ways-1 = MRU): every rank above
     // the way's own drops by one. Padding ranks are 0 and never above.
@@ -201,12 +202,13 @@ class BasicSectoredCache {
       const std::uint64_t units =
           (static_cast<std::uint64_t>(std::max<Tick>(t, 0)) + (1u << kBoundShift) - 1) >>
           kBoundShift;
-      std::uint32_t& b = at<std::uint32_t>(layout_.bounds)[way];
+      std::uint32_t& b = *at<std::uint32_t>(layout_.bounds);
       b = std::max(b, units >= kUnknownBound ? kUnknownBound : static_cast<std::uint32_t>(units));
     }
-    // Every sector of the way is ready at or before this time (kTickMax: unknown).
-    Tick ready_bound(std::uint32_t way) const {
-      const std::uint32_t b = at<std::uint32_t>(layout_.bounds)[way];
+    // Every sector of the way is ready at or before this time (kTickMax: unknown). The bound
+    // covers the whole set, so it may be later than the way's own last fill.
+    Tick ready_bound(std::uint32_t /*way*/) const {
+      const std::uint32_t b = *at<std::uint32_t>(layout_.bounds);
       return b == kUnknownBound ? kTickMax : static_cast<Tick>(b) << kBoundShift;
     }
 
@@ -236,7 +238,7 @@ class BasicSectoredCache {
     layout_.ways = ways;
     layout_.sectors = sectors_per_line;
     layout_.bounds = round_up(std::size_t(ways) * sizeof(Tag), 16);  // tags padded to 16 B
-    layout_.valid = layout_.bounds + std::size_t(ways) * sizeof(std::uint32_t);
+    layout_.valid = layout_.bounds + 16;  // one u32 bound, padded
     layout_.dirty = layout_.valid + ways;
     layout_.ranks = round_up(layout_.dirty + ways, 16);
     layout_.ready = round_up(layout_.ranks + round_up(ways, 16), alignof(Tick));

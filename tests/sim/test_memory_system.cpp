@@ -164,8 +164,8 @@ TEST_CASE("SectoredCache ready bounds never undercut a sector's ready time", "[m
   CHECK(set.ready(2, 1) == 1'000'001);
   CHECK(set.ready_bound(2) >= 1'000'001);
   CHECK(set.ready_bound(2) < 1'000'001 + (1 << SectoredCache::kBoundShift));
-  set.install(2, 8);
-  CHECK(set.ready_bound(2) == 0);
+  // The bound is the set's: another way's fill still in flight keeps it up.
+  CHECK(set.ready_bound(0) >= 1'000'001);
 }
 
 // ---- the memory system ----------------------------------------------------------------------
