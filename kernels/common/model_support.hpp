@@ -39,6 +39,13 @@ struct SmemCost {
   }
 };
 
+// The fewest wavefronts a warp access of `lanes` lanes x `access_bytes` bytes can take: one
+// per 128-byte phase (8-byte accesses are served a half-warp, 16-byte ones a quarter-warp at a
+// time), even when lanes broadcast. Conflicts are counted above this, as Nsight Compute does.
+inline int ideal_wavefronts(int lanes, int access_bytes) {
+  return std::max(1, (lanes * access_bytes + 127) / 128);
+}
+
 // Adds `elems` elements at (row, col) to a warp's runs, merging with the previous run when
 // contiguous.
 inline void add_run(std::vector<Run>& runs, int row, int col, int elems) {

@@ -369,7 +369,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
           }
           if (lanes == 0) continue;
           const int wf = sim::smem_wavefronts({addr.data(), std::size_t(lanes)}, 16, gpu.smem);
-          const int ideal = (lanes * 16 + 127) / 128;
+          const int ideal = model::ideal_wavefronts(lanes, 16);
           cost[wp].add(wf, ideal);
           cost[wp].lines += std::uint32_t(model::distinct_lines(global, lanes));
         }
@@ -400,7 +400,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
         auto add = [&](std::span<const std::uint32_t> a, bool matrix, int bytes) {
           const int wf = matrix ? sim::ldmatrix_wavefronts(a, gpu.smem)
                                 : sim::smem_wavefronts(a, bytes, gpu.smem);
-          const int ideal = matrix ? int(a.size()) / 8 : (int(a.size()) * bytes + 127) / 128;
+          const int ideal = matrix ? int(a.size()) / 8 : model::ideal_wavefronts(int(a.size()), bytes);
           cost.add(wf, ideal);
         };
         std::array<std::uint32_t, 32> addr{};

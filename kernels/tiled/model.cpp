@@ -189,7 +189,7 @@ class SimtModel final : public sim::KernelModel {
           } else {
             store_[wp].add(
                 sim::smem_wavefronts({addr[0].data(), std::size_t(lanes)}, vec * 4, gpu.smem),
-                (lanes * vec * 4 + 127) / 128);
+                model::ideal_wavefronts(lanes, vec * 4));
           }
         }
     };
@@ -211,8 +211,7 @@ class SimtModel final : public sim::KernelModel {
           const int idx = g * stride + pos * vec;
           addr[l] = base + std::uint32_t(idx * 4);
         }
-        lds_.add(sim::smem_wavefronts(addr, vec * 4, gpu.smem),
-                 std::max(1, (lanes_along * vec * 4 + 127) / 128));
+        lds_.add(sim::smem_wavefronts(addr, vec * 4, gpu.smem), model::ideal_wavefronts(32, vec * 4));
       }
     };
     frag(true, c_.thread_m, 0);

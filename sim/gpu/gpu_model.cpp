@@ -345,7 +345,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
             const Tick ms = std::max(s, sm.mio_free);
             sm.mio_free = ms + ticks(double(op.wavefronts) * mio_cycles_per_wavefront);
             st.smem_wavefronts += op.wavefronts;
-            st.smem_conflict_wavefronts += op.conflict_wavefronts;
+            st.smem_fill_conflict_wavefronts += op.conflict_wavefronts;
             st.mio_busy_cycles += double(op.wavefronts) * mio_cycles_per_wavefront;
             w.open_group = std::max(w.open_group, done);
           } else {

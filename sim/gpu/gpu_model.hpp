@@ -43,7 +43,11 @@ struct KernelStats {
   std::uint64_t fma_instructions = 0;
   std::uint64_t flops = 0;
   std::uint64_t smem_wavefronts = 0;
+  // Of the wavefronts, those bank conflicts added: by ld.shared / st.shared / ldmatrix (what
+  // Nsight Compute counts as l1tex__data_bank_conflicts_pipe_lsu_mem_shared), and by the
+  // shared-memory side of cp.async fills (counted under the global pipe there).
   std::uint64_t smem_conflict_wavefronts = 0;
+  std::uint64_t smem_fill_conflict_wavefronts = 0;
   std::uint64_t events = 0;
   // Busy time summed over instances of each resource (sub-partitions, SMs).
   double tensor_busy_cycles = 0;

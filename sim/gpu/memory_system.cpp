@@ -300,10 +300,11 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   const std::uint8_t valid = set.valid(way);
   const std::uint8_t hits = need & valid;
   const std::uint8_t misses = need & static_cast<std::uint8_t>(~valid);
-  counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
-  counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
 
   if (kind == L2Kind::Write) {
+    // A write needs no fetch, so Nsight Compute counts its sectors as hits
+    // (lts__t_sector_hit_rate: 97% for 8192x8192x256, whose traffic is one third C stores).
+    counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(need));
     // Accepted once the slice has taken the data. Whole sectors become valid without a fetch;
     // partial ones only dirty (their other bytes are fetched if the sector is ever read).
     const Tick done = served + l2_hit + far;
@@ -315,6 +316,8 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     set.dirty(way) |= need;
     return done;
   }
+  counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
+  counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
 
   Tick done = now_tick;
   const Tick hit_done = served + l2_hit + far;

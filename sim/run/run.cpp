@@ -57,8 +57,23 @@ nlohmann::json config_to_json(const GemmConfig& c) {
   };
 }
 
-Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem) {
-  check_legal(config, problem, gpu);
+// The SM clock a kernel runs at. Tensor-core kernels run at most at clocks.tensor_spec, the
+// clock the vendor rates tensor throughput at: H100 SXM caps its clock there while the tensor
+// cores are busy (1830 MHz against a 1980 MHz boost). Our Nsight Compute counters confirm it:
+// sm__cycles_elapsed.avg / gpu__time_duration.sum gives 1742-1873 MHz (median 1800) over the
+// 36 tensor-core launches in validate/data/h100/counters.csv, and 1966-2004 MHz over the 22
+// SIMT ones, while NVML reported 1980 MHz for both. On GPUs whose tensor_spec equals the
+// boost clock this changes nothing. (A split-K reduction launch of a tensor-core GEMM is
+// simulated at the same clock: it is a few microseconds.)
+Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config) {
+  if (!config.tensor_core()) return gpu.clocks.sustained;
+  return Frequency{std::min(gpu.clocks.sustained.hz, gpu.clocks.tensor_spec.hz)};
+}
+
+Prediction predict(const GpuSpec& spec, const GemmConfig& config, const GemmProblem& problem) {
+  check_legal(config, problem, spec);
+  GpuSpec gpu = spec;
+  gpu.clocks.sustained = kernel_clock(spec, config);
   Prediction out;
   out.gpu_key = gpu.key;
   out.gpu_name = gpu.name;

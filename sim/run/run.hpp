@@ -44,6 +44,10 @@ struct Prediction {
   std::uint64_t warp_instructions = 0;
 };
 
+// The SM clock `config` runs at on `gpu`: clocks.sustained, capped at clocks.tensor_spec for
+// tensor-core kernels (see run.cpp).
+Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config);
+
 Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem);
 
 nlohmann::json to_json(const Prediction& p);

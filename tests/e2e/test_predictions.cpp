@@ -113,3 +113,22 @@ TEST_CASE("An illegal configuration is an error that names the violated limit", 
   c.split_k = 17;
   REQUIRE_THROWS_WITH(predict(a100, c, GemmProblem{}), Catch::Contains("split-K"));
 }
+
+TEST_CASE("Tensor-core kernels run at most at the GPU's tensor clock, SIMT ones at the sustained clock",
+          "[e2e]") {
+  const GpuSpec h100 = load_gpu("h100");
+  REQUIRE(h100.clocks.tensor_spec.hz < h100.clocks.sustained.hz);
+  const GemmConfig tc = default_config(h100);
+  REQUIRE(tc.tensor_core());
+  CHECK(kernel_clock(h100, tc).hz == h100.clocks.tensor_spec.hz);
+  CHECK(kernel_clock(h100, simt_config(Family::Pipelined)).hz == h100.clocks.sustained.hz);
+  const Prediction p = predict(h100, tc, GemmProblem{1024, 1024, 1024});
+  CHECK(p.sm_clock_mhz == Approx(h100.clocks.tensor_spec.mhz()));
+  // A run clock below the tensor clock (a throttled measurement) is kept as it is.
+  GpuSpec slow = h100;
+  slow.clocks.sustained = Frequency{1500e6};
+  CHECK(kernel_clock(slow, tc).hz == 1500e6);
+  // Where tensor_spec equals the boost clock (A100), nothing changes.
+  const GpuSpec a100 = load_gpu("a100");
+  CHECK(kernel_clock(a100, default_config(a100)).hz == a100.clocks.sustained.hz);
+}

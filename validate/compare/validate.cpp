@@ -16,6 +16,7 @@
 #include "kernels/common/kernel_name.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
+#include "validate/compare/counters.hpp"
 #include "validate/compare/csv.hpp"
 
 namespace gemmsim {
@@ -275,18 +276,26 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
   const std::vector<RowResult> results = simulate_rows(rows, o, &failures);
   nlohmann::json j = validation_json(results, o);
   j["failed_rows"] = failures;
+  j["counters"] = compare_counters(results, read_counters(o.data_dir));
   for (const auto& f : failures) std::cerr << "gemmsim: row not simulated: " << f << "\n";
   if (!o.rows_csv.empty()) {
     std::ofstream f(o.rows_csv);
     if (!f) throw UserError(fmt::format("--rows '{}': cannot write the file", o.rows_csv));
     f << "kernel,family,dtype,m,n,k,sm_clock_mhz,measured_us,predicted_us,error_pct,bound,"
-         "regs_measured,regs_estimate\n";
-    for (const auto& r : results)
-      f << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{},{}\n", r.row.kernel,
+         "regs_measured,regs_estimate,pred_dram_bytes_read,pred_l2_hit_pct,pred_smem_bank_conflicts\n";
+    for (const auto& r : results) {
+      auto counter = [&](const char* name) {
+        const auto it = r.counters.find(name);
+        return it == r.counters.end() ? 0.0 : it->second;
+      };
+      f << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{},{},{},{:.2f},{}\n", r.row.kernel,
                        family_name(r.row.config.family), dtype_name(r.row.config.dtype),
                        r.row.problem.m, r.row.problem.n, r.row.problem.k, r.row.sm_clock_mhz,
                        r.row.median_us, r.predicted_us, r.error_pct, r.bound,
-                       r.row.regs_per_thread, r.regs_estimate);
+                       r.row.regs_per_thread, r.regs_estimate, counter("dram__bytes_read.sum"),
+                       counter("lts__t_sector_hit_rate.pct"),
+                       counter("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"));
+    }
   }
   const int code = failures.empty() ? 0 : 1;
   if (o.json) {
@@ -303,6 +312,22 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
   out << fmt::format("gemmsim validate: {} rows of {} predicted with {}\n", results.size(), o.data_dir, o.hw);
   line("all", j);
   for (const auto& [f, s] : j["by_family"].items()) line(f, s);
+  if (!j["counters"].empty()) {
+    out << "  counters (profiled rows, main kernel):\n";
+    for (const auto& [name, c] : j["counters"].items()) {
+      if (c.contains("mean_abs_diff_pp"))
+        out << fmt::format("    {:<52} n={:<4} mean |diff| {:5.1f} pp  max {:5.1f} pp  mean {:+5.1f} pp\n",
+                           name, c["n"].get<int>(), c["mean_abs_diff_pp"].get<double>(),
+                           c["max_abs_diff_pp"].get<double>(), c["mean_diff_pp"].get<double>());
+      else if (c.contains("mape_pct"))
+        out << fmt::format("    {:<52} n={:<4} MAPE {:6.1f}%  median {:6.1f}%  max {:7.1f}%  mean {:+6.1f}%{}\n",
+                           name, c["n"].get<int>(), c["mape_pct"].get<double>(), c["median_pct"].get<double>(),
+                           c["max_pct"].get<double>(), c["mean_signed_pct"].get<double>(),
+                           c.contains("measured_zero_rows")
+                               ? fmt::format("  ({} rows measured 0)", c["measured_zero_rows"].get<int>())
+                               : "");
+    }
+  }
   out << "  worst rows:\n";
   for (const auto& w : j["worst"])
     out << fmt::format("    {:+7.1f}%  {:<58} {:>16}  measured {:9.2f} us  predicted {:9.2f} us  ({})\n",
