@@ -112,6 +112,24 @@ struct MemorySystem::Impl {
 
   mutable MemoryCounters counters;
 
+  // ---- probe (traces): where the slowest line of an access spent its time ----
+  AccessPath* probe = nullptr;
+  AccessPath line_path;  // the line being served
+  Tick probe_done = 0;   // completion of the slowest line so far
+  // Queueing from now_ to `served`, charged to the server that finished last.
+  AccessPath queue_path(double f_port, double f_slice, Tick victim_gone, Tick served) const {
+    AccessPath p;
+    const Tick q = served - now_;
+    if (victim_gone > now_ && victim_gone >= ceil_tick(std::max(f_port, f_slice))) {
+      p.dram = q;
+    } else if (f_port >= f_slice) {
+      p.interconnect = q;
+    } else {
+      p.l2 = q;
+    }
+    return p;
+  }
+
   // ---- the request being served ----
   int sm_ = 0;
   MemOp op_ = MemOp::Load;
@@ -313,6 +331,11 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     }
     set.valid(way) |= full;
     set.dirty(way) |= need;
+    if (probe) [[unlikely]] {
+      line_path = queue_path(f_port, f_slice, victim_gone, served);
+      line_path.l2 += l2_hit;
+      line_path.interconnect += far;
+    }
     return done;
   }
 
@@ -352,6 +375,25 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   }
   if (kind == L2Kind::Atomic) {
     set.dirty(way) |= need;
+  }
+  if (probe) [[unlikely]] {
+    // The line completes with its slowest sector: a hit (possibly waiting for a fill in
+    // flight, which comes from DRAM) or a miss (queued at the channel or behind the slice).
+    AccessPath p = queue_path(f_port, f_slice, victim_gone, served);
+    p.l2 += l2_hit;
+    p.interconnect += far;
+    if (misses && done > hit_done) {
+      const Tick chan_done = ceil_tick(channels[channel_of_line(pend_line[i])].free_ps);
+      if (chan_done > served) {
+        p = AccessPath{};
+        p.dram = chan_done - now_;
+        p.l2 = l2_hit;
+        p.interconnect = far;
+      }
+      p.dram += dram_extra;
+    }
+    p.dram += std::max(Tick{0}, done - now_ - p.total());  // a fill still in flight
+    line_path = p;
   }
   return done;
 }
@@ -420,6 +462,9 @@ void MemorySystem::Impl::flush() {
   }
   for (int i = 0; i < pending; ++i) {
     const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
+    if (probe) [[unlikely]] {
+      line_path = AccessPath{};
+    }
     Tick t = now_;
     switch (op_) {
       case MemOp::Load:
@@ -443,6 +488,13 @@ void MemorySystem::Impl::flush() {
         break;
     }
     done_ = std::max(done_, t);
+    if (probe && t >= probe_done) [[unlikely]] {
+      probe_done = t;
+      probe->l1 = line_path.l1;
+      probe->interconnect = line_path.interconnect;
+      probe->l2 = line_path.l2;
+      probe->dram = line_path.dram;
+    }
   }
   pending = 0;
 }
@@ -478,12 +530,20 @@ Tick MemorySystem::Impl::serve_load(int i) {
   }
   if (need) {
     std::array<Tick, SectoredCache::kMaxSectors> times{};
+    const Tick l1_done = done;
     done = std::max(done, serve_l2(i, need, 0, L2Kind::Read, &times));
+    if (probe && hits && l1_done == done) [[unlikely]] {
+      line_path = AccessPath{};
+      line_path.l1 = done - now;
+    }
     for (unsigned m = need; m; m &= m - 1) {
       const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
       set.set_ready(way, s, times[s]);
     }
     set.valid(way) |= need;
+  } else if (probe) [[unlikely]] {
+    line_path = AccessPath{};
+    line_path.l1 = done - now;
   }
   return done;
 }
@@ -511,6 +571,13 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
   now_ = now;
   pending = 0;
   done_ = now;
+  std::uint64_t l2_bytes_before = 0, dram_bytes_before = 0;
+  if (probe) [[unlikely]] {
+    *probe = AccessPath{};
+    probe_done = now;
+    l2_bytes_before = counters.l2_bytes;
+    dram_bytes_before = counters.dram_bytes_read;
+  }
   const int ls = line_shift, ss = sector_shift;
   const std::uint64_t sector_index_mask = sectors_per_line - 1;
   const bool store = op == MemOp::Store;
@@ -546,6 +613,10 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
     }
   }
   flush();
+  if (probe) [[unlikely]] {
+    probe->l2_bytes = counters.l2_bytes - l2_bytes_before;
+    probe->dram_bytes = counters.dram_bytes_read - dram_bytes_before;
+  }
   return done_;
 }
 
@@ -591,6 +662,10 @@ const MemoryCounters& MemorySystem::counters() const {
   impl_->counters.dram_busy = static_cast<Tick>(std::llround(impl_->dram_busy_ps));
   impl_->counters.l2_busy = static_cast<Tick>(std::llround(impl_->l2_busy_ps));
   return impl_->counters;
+}
+
+void MemorySystem::set_probe(AccessPath* probe) {
+  impl_->probe = probe;
 }
 
 Tick MemorySystem::write_back_dirty(Tick now) {
