@@ -166,8 +166,43 @@ void Series::add(std::vector<double>& v, Tick t0, Tick b, Tick e, double amount)
   }
 }
 
-RunRecorder::RunRecorder(TraceFilter filter, const sim::ClockDomain& sm_clock, bool keep_spans)
-    : filter_(std::move(filter)), clock_(sm_clock), keep_spans_(keep_spans) {}
+RunRecorder::RunRecorder(TraceFilter filter, const sim::ClockDomain& sm_clock, bool keep_spans,
+                         bool keep_graph)
+    : filter_(std::move(filter)), clock_(sm_clock), keep_spans_(keep_spans), keep_graph_(keep_graph) {}
+
+RunRecorder::Arrival RunRecorder::arrival(const Node& n, Tick time, const Parts& edge) {
+  return {n.id, time, edge, add(n.path, edge), true};
+}
+
+RunRecorder::Node RunRecorder::make_node(SlotState& s, const Arrival* const* preds, int n, Tick t,
+                                         Category gap, int* bind_out) {
+  Tick ready = 0;
+  int bind = 0;
+  for (int i = 0; i < n; ++i)
+    if (preds[i]->time > ready) ready = preds[i]->time, bind = i;
+  if (t < ready) {  // the mirror disagrees with the simulator: counted, never hidden
+    unexplained_ += ready - t;
+    t = ready;
+  }
+  Node v;
+  v.time = t;
+  v.path = preds[bind]->path;
+  if (t > ready) v.path[std::size_t(gap)] += t - ready;
+  if (keep_graph_) {
+    auto& g = s.graph;
+    int target;
+    if (t > ready) {
+      target = g.add_node(ready);
+      v.id = g.add_node(t);
+      g.add_edge(target, v.id, single(gap, t - ready));
+    } else {
+      target = v.id = g.add_node(t);
+    }
+    for (int i = 0; i < n; ++i) g.add_edge(preds[i]->node, target, preds[i]->edge);
+  }
+  if (bind_out) *bind_out = bind;
+  return v;
+}
 
 int RunRecorder::name_id(const std::string& name) {
   const auto [it, inserted] = name_ids_.emplace(name, int(names_.size()));
@@ -237,19 +272,15 @@ void RunRecorder::cta_begin(int cta, int slot, int sm, Tick t) {
   rec.prev = s.cta;
   s.graph.clear();
   s.cta = cta;
-  s.start = t;
-  s.start_node = s.graph.add_node(t);
+  s.start = Node{keep_graph_ ? s.graph.add_node(t) : -1, t, {}};
   s.arrivals.clear();
   s.pending_release = -1;
   const int wpc = k.info.warps_per_cta;
   for (int w = 0; w < wpc; ++w) {
     auto& W = warps_[std::size_t(slot * wpc + w)];
     W = WarpTrack{};
-    W.prog = {s.start_node, t, {}};
-    W.open_group = {s.start_node, t, {}};
-    for (auto& a : W.ready) a.node = -1;
-    for (auto& a : W.chain) a.node = -1;
-    for (auto& a : W.groups) a.node = -1;
+    W.prog = arrival(s.start, t, {});
+    W.open_group = arrival(s.start, t, {});
   }
 }
 
@@ -257,7 +288,6 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
   auto& k = kernels_.back();
   auto& W = warps_[std::size_t(e.warp)];
   auto& S = slots_[std::size_t(e.cta_slot)];
-  auto& g = S.graph;
   const sim::Op& op = *e.op;
 
   // The constraints the simulator checked before issuing: program order, the register slots
@@ -268,44 +298,30 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
   for (unsigned m = op.reads; m; m &= m - 1) {
     const int b = __builtin_ctz(m);
     const Arrival& a = (op.writes & (1u << b)) ? W.chain[std::size_t(b)] : W.ready[std::size_t(b)];
-    if (a.node >= 0) preds[std::size_t(np++)] = &a;
+    if (a.valid) preds[std::size_t(np++)] = &a;
   }
   if (op.kind == sim::OpKind::CpAsyncWait) {
     const std::int64_t need = std::int64_t(W.committed) - std::int64_t(op.arg);
     if (need > 0) {
       const Arrival& a = W.groups[std::size_t((need - 1) % kGroups)];
-      if (a.node >= 0) preds[std::size_t(np++)] = &a;
+      if (a.valid) preds[std::size_t(np++)] = &a;
     }
-  }
-  Tick ready = 0;
-  int bind = 0;
-  for (int i = 0; i < np; ++i)
-    if (preds[std::size_t(i)]->time > ready) ready = preds[std::size_t(i)]->time, bind = i;
-  Tick issue = e.issue;
-  if (issue < ready) {  // the mirror disagrees with the simulator: counted, never hidden
-    unexplained_ += ready - issue;
-    issue = ready;
   }
   const Category wait_cat = e.wait == sim::IssueWait::Pipe  ? pipe_category(op.pipe)
                             : e.wait == sim::IssueWait::Lsu ? Category::SharedMemory
                                                             : Category::Issue;
-  int v;
-  if (issue > ready) {
-    const int r = g.add_node(ready);
-    for (int i = 0; i < np; ++i) g.add_edge(preds[std::size_t(i)]->node, r, preds[std::size_t(i)]->parts);
-    v = g.add_node(issue);
-    g.add_edge(r, v, single(wait_cat, issue - ready));
-  } else {
-    v = g.add_node(issue);
-    for (int i = 0; i < np; ++i) g.add_edge(preds[std::size_t(i)]->node, v, preds[std::size_t(i)]->parts);
-  }
+  int bind = 0;
+  const Node v = make_node(S, preds.data(), np, e.issue, wait_cat, &bind);
+  const Tick issue = v.time;
+  Tick ready = 0;
+  for (int i = 0; i < np; ++i) ready = std::max(ready, preds[std::size_t(i)]->time);
 
   const Tick after = std::max({e.next_issue, e.issue, issue});
   if (traced(e.cta, e.sm, W.prog.time, std::max(after, e.mem_done))) {
     const int slot_in_sm = e.cta_slot / k.info.sm_count;
     const Tick avail = W.prog.time;
     if (issue > avail) {
-      std::string why = bind != 0 ? category_name(Category(dominant(preds[std::size_t(bind)]->parts)))
+      std::string why = bind != 0 ? category_name(Category(dominant(preds[std::size_t(bind)]->edge)))
                                   : category_name(wait_cat);
       k.spans.push_back({e.sm, slot_in_sm, e.warp_in_cta, name_id("wait: " + why), e.cta, avail,
                          issue, false});
@@ -334,10 +350,10 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
     k.series.add(k.series.mio_busy, t0, e.issue, e.issue + clock_.ticks(e.mio_busy), e.mio_busy);
 
   // What later operations will wait for.
-  const Tick tv = g.time(v);
+  const Tick tv = v.time;
   const bool math = op.kind == sim::OpKind::Math;
   const Category prog_cat = math ? pipe_category(op.pipe) : Category::Issue;
-  W.prog = {v, std::max(after, tv), single(prog_cat, std::max(after, tv) - tv)};
+  W.prog = arrival(v, std::max(after, tv), single(prog_cat, std::max(after, tv) - tv));
   auto result_parts = [&](Tick weight) {
     if (e.mem_path || e.mem_done >= 0) return memory_parts(e.mem_path, weight);
     if (math) return single(pipe_category(op.pipe), weight);
@@ -348,25 +364,24 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
   for (unsigned m = op.writes; m; m &= m - 1) {
     const auto b = std::size_t(__builtin_ctz(m));
     const Tick r = std::max(e.slot_ready[b], tv), c = std::max(e.slot_chain[b], tv);
-    W.ready[b] = {v, r, result_parts(r - tv)};
-    W.chain[b] = {v, c, result_parts(c - tv)};
+    W.ready[b] = arrival(v, r, result_parts(r - tv));
+    W.chain[b] = arrival(v, c, result_parts(c - tv));
   }
   switch (op.kind) {
     case sim::OpKind::CpAsync:
       if (e.mem_done > W.open_group.time)
-        W.open_group = {v, e.mem_done, memory_parts(e.mem_path, e.mem_done - tv)};
+        W.open_group = arrival(v, e.mem_done, memory_parts(e.mem_path, e.mem_done - tv));
       break;
     case sim::OpKind::CpAsyncCommit:
       W.groups[W.committed % kGroups] = W.open_group;
       ++W.committed;
-      W.open_group = {v, tv, {}};
+      W.open_group = arrival(v, tv, {});
       break;
     case sim::OpKind::GlobalStore:
     case sim::OpKind::Atomic:
-      if (e.mem_done >= tv) W.stores.push_back({v, e.mem_done, memory_parts(e.mem_path, e.mem_done - tv)});
+      if (e.mem_done >= tv) W.stores.push_back(arrival(v, e.mem_done, memory_parts(e.mem_path, e.mem_done - tv)));
       break;
     case sim::OpKind::Barrier:
-      W.at_barrier = true;
       S.arrivals.push_back({e.warp, v, e.next_issue});
       if (S.pending_release >= 0) finish_barrier(S);
       break;
@@ -382,21 +397,23 @@ void RunRecorder::barrier_released(int /*cta*/, int slot, Tick release) {
 
 void RunRecorder::finish_barrier(SlotState& S) {
   auto& k = kernels_.back();
-  auto& g = S.graph;
   const Tick release = S.pending_release;
-  const int b = g.add_node(release);
+  // Every arrival constrains the release by the barrier latency; only the last one is tight.
+  std::vector<Arrival> in;
+  in.reserve(S.arrivals.size());
   for (const auto& a : S.arrivals) {
-    // Every arrival constrains the release by the barrier latency; only the last one is tight.
-    const Tick w = std::min(k.info.barrier_latency, release - g.time(a.node));
-    g.add_edge(a.node, b, single(Category::Sync, std::max<Tick>(0, w)));
+    const Tick w = std::max<Tick>(0, std::min(k.info.barrier_latency, release - a.node.time));
+    in.push_back(arrival(a.node, a.node.time + w, single(Category::Sync, w)));
   }
+  std::vector<const Arrival*> preds;
+  for (const auto& a : in) preds.push_back(&a);
+  const Node b = make_node(S, preds.data(), int(preds.size()), release, Category::Sync);
   for (const auto& a : S.arrivals) {
     auto& W = warps_[std::size_t(a.warp)];
-    W.at_barrier = false;
     if (a.next_issue > release) {
-      W.prog = {a.node, a.next_issue, single(Category::Issue, a.next_issue - g.time(a.node))};
+      W.prog = arrival(a.node, a.next_issue, single(Category::Issue, a.next_issue - a.node.time));
     } else {
-      W.prog = {b, release, {}};
+      W.prog = arrival(b, release, {});
       const int warp_in_cta = a.warp % k.info.warps_per_cta;
       const int sm = k.ctas[std::size_t(S.cta)].sm;
       if (release > a.next_issue && traced(S.cta, sm, a.next_issue, release))
@@ -412,64 +429,53 @@ void RunRecorder::warp_exited(int warp, Tick t) {
   auto& k = kernels_.back();
   auto& W = warps_[std::size_t(warp)];
   auto& S = slots_[std::size_t(warp / k.info.warps_per_cta)];
-  auto& g = S.graph;
   std::array<const Arrival*, sim::kSlots + 1> preds{};
   int np = 0;
   preds[std::size_t(np++)] = &W.prog;
   for (const auto& a : W.ready)
-    if (a.node >= 0) preds[std::size_t(np++)] = &a;
-  Tick ready = 0;
-  for (int i = 0; i < np; ++i) ready = std::max(ready, preds[std::size_t(i)]->time);
-  if (t < ready) {
-    unexplained_ += ready - t;
-    t = ready;
-  }
-  int x;
-  if (t > ready) {
-    const int r = g.add_node(ready);
-    for (int i = 0; i < np; ++i) g.add_edge(preds[std::size_t(i)]->node, r, preds[std::size_t(i)]->parts);
-    x = g.add_node(t);
-    g.add_edge(r, x, single(Category::Issue, t - ready));
-  } else {
-    x = g.add_node(t);
-    for (int i = 0; i < np; ++i) g.add_edge(preds[std::size_t(i)]->node, x, preds[std::size_t(i)]->parts);
-  }
-  W.exit_node = x;
+    if (a.valid) preds[std::size_t(np++)] = &a;
+  W.exit = make_node(S, preds.data(), np, t, Category::Issue);
+  W.exited = true;
 }
 
 void RunRecorder::cta_end(int cta, int slot, int sm, Tick exit, Tick done) {
   auto& k = kernels_.back();
   auto& S = slots_[std::size_t(slot)];
-  auto& g = S.graph;
   const int wpc = k.info.warps_per_cta;
-  Tick latest = S.start;
-  std::vector<int> exits;
+  std::vector<Arrival> exits;
   for (int w = 0; w < wpc; ++w) {
     const auto& W = warps_[std::size_t(slot * wpc + w)];
-    if (W.exit_node >= 0) exits.push_back(W.exit_node), latest = std::max(latest, g.time(W.exit_node));
+    if (W.exited) exits.push_back(arrival(W.exit, W.exit.time, {}));
   }
-  if (exit < latest) unexplained_ += latest - exit, exit = latest;
-  const int e = g.add_node(exit);
-  for (const int x : exits) g.add_edge(x, e, {});
-  if (exits.empty()) g.add_edge(S.start_node, e, single(Category::Issue, exit - S.start));
-  const int d = g.add_node(std::max(done, exit));
-  g.add_edge(e, d, {});
+  if (exits.empty()) exits.push_back(arrival(S.start, S.start.time, {}));
+  std::vector<const Arrival*> preds;
+  for (const auto& a : exits) preds.push_back(&a);
+  const Node e = make_node(S, preds.data(), int(preds.size()), exit, Category::Issue);
+  std::vector<Arrival> ends{arrival(e, e.time, {})};
   for (int w = 0; w < wpc; ++w)
-    for (const auto& st : warps_[std::size_t(slot * wpc + w)].stores) g.add_edge(st.node, d, st.parts);
+    for (const auto& st : warps_[std::size_t(slot * wpc + w)].stores) ends.push_back(st);
+  preds.clear();
+  for (const auto& a : ends) preds.push_back(&a);
+  const Node d = make_node(S, preds.data(), int(preds.size()), std::max(done, e.time), Category::Issue);
 
   auto& rec = k.ctas[std::size_t(cta)];
-  rec.exit = exit;
-  rec.done = std::max(done, exit);
-  const auto paths = g.longest_paths(S.start_node, {e, d});
-  rec.to_exit = paths[0];
-  rec.to_done = paths[1];
-  // The longest path spans the CTA exactly when the graph explains every node's time.
+  rec.exit = e.time;
+  rec.done = d.time;
+  rec.to_exit = e.path;
+  rec.to_done = d.path;
+  // The longest path spans the CTA exactly when the mirror explains every node's time.
   unexplained_ += std::abs((rec.exit - rec.start) - sum(rec.to_exit));
   unexplained_ += std::abs((rec.done - rec.start) - sum(rec.to_done));
+  if (keep_graph_) {
+    // The same longest paths, walked on the whole graph with Boost.Graph.
+    const auto paths = S.graph.longest_paths(S.start.id, {e.id, d.id});
+    graph_mismatch_ += std::abs(sum(paths[0]) - sum(rec.to_exit)) + std::abs(sum(paths[1]) - sum(rec.to_done));
+    graph_edges_ += S.graph.edges();
+    S.graph.clear();
+  }
   if (traced(cta, sm, rec.start, rec.exit))
     k.spans.push_back({sm, slot / k.info.sm_count, -1, name_id(fmt::format("CTA {}", cta)), cta,
                        rec.start, rec.exit, false});
-  g.clear();
 }
 
 void RunRecorder::kernel_end(const sim::KernelStats& stats) {

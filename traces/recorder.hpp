@@ -1,7 +1,7 @@
 // RunRecorder: the observer behind --trace, --report and --critical-path. It mirrors each
 // warp's dependencies (register slots, cp.async groups, barriers, program order) from the
-// GPU model's callbacks, builds the dependency graph of every CTA, walks its critical path
-// when the CTA ends, and keeps what the trace and the report draw: spans of the traced warps,
+// GPU model's callbacks, follows the dependency graph of every CTA and its critical path
+// (longest path) as the run goes, and keeps what the trace and the report draw: spans of the traced warps,
 // CTA lifetimes, and per-interval totals (bytes in flight, pipe busy time).
 #pragma once
 
@@ -71,7 +71,11 @@ struct KernelRecord {
 
 class RunRecorder : public sim::SimObserver {
  public:
-  RunRecorder(TraceFilter filter, const sim::ClockDomain& sm_clock, bool keep_spans);
+  // keep_graph: also build each CTA's dependency graph and walk it with Boost.Graph (memory
+  // grows with the CTA's operations; for tests and small runs) and compare with the online
+  // result (graph_mismatch_ps()).
+  RunRecorder(TraceFilter filter, const sim::ClockDomain& sm_clock, bool keep_spans,
+              bool keep_graph = false);
 
   void kernel_begin(const sim::KernelModel& kernel, const sim::LaunchInfo& info) override;
   void cta_begin(int cta, int slot, int sm, sim::Tick t) override;
@@ -88,14 +92,30 @@ class RunRecorder : public sim::SimObserver {
   const std::vector<std::string>& names() const { return names_; }
   const sim::ClockDomain& clock() const { return clock_; }
   const TraceFilter& filter() const { return filter_; }
+  // keep_graph only: |online - Boost.Graph| critical-path lengths summed over CTAs, and the
+  // number of graph edges walked.
+  sim::Tick graph_mismatch_ps() const { return graph_mismatch_; }
+  std::uint64_t graph_edges() const { return graph_edges_; }
 
  private:
-  // An arrival constraint: node `node` + (time - t(node)), split in `parts`.
+  // A node of the dependency graph: an instant and the critical path from the CTA's start to
+  // it (the longest path, computed online: nodes arrive in topological order, so a node's
+  // longest path is its latest-arriving constraint's path plus that constraint's edge).
+  struct Node {
+    int id = -1;  // in the slot's DependencyGraph (-1 when no graph is kept)
+    sim::Tick time = 0;
+    Parts path{};
+  };
+  // A constraint `node` puts on later nodes: not before `time`, the edge's time split in
+  // `edge`; `path` = node.path + edge.
   struct Arrival {
     int node = -1;
     sim::Tick time = 0;
-    Parts parts{};
+    Parts edge{};
+    Parts path{};
+    bool valid = false;
   };
+  static Arrival arrival(const Node& n, sim::Tick time, const Parts& edge);
   static constexpr int kGroups = 16;
   struct WarpTrack {
     Arrival prog;  // program order: the warp's previous operation
@@ -104,21 +124,25 @@ class RunRecorder : public sim::SimObserver {
     std::array<Arrival, kGroups> groups{};
     std::uint32_t committed = 0;
     std::vector<Arrival> stores;
-    int exit_node = -1;
-    bool at_barrier = false;
+    Node exit;
+    bool exited = false;
   };
   struct SlotState {
-    DependencyGraph graph;
+    DependencyGraph graph;  // only with keep_graph
     int cta = -1;
-    int start_node = -1;
-    sim::Tick start = 0;
+    Node start;
     struct BarrierArrival {
-      int warp, node;
+      int warp;
+      Node node;
       sim::Tick next_issue;
     };
     std::vector<BarrierArrival> arrivals;
     sim::Tick pending_release = -1;
   };
+
+  // The node at `t` after constraints `preds`; a wait beyond the latest goes to `gap`.
+  Node make_node(SlotState& s, const Arrival* const* preds, int n, sim::Tick t, Category gap,
+                 int* bind = nullptr);
 
   int name_id(const std::string& name);
   bool traced(int cta, int sm, sim::Tick b, sim::Tick e) const;
@@ -128,6 +152,9 @@ class RunRecorder : public sim::SimObserver {
   TraceFilter filter_;
   sim::ClockDomain clock_;
   bool keep_spans_;
+  bool keep_graph_;
+  sim::Tick graph_mismatch_ = 0;
+  std::uint64_t graph_edges_ = 0;
   std::vector<KernelRecord> kernels_;
   std::vector<WarpTrack> warps_;
   std::vector<SlotState> slots_;
