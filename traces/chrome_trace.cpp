@@ -90,8 +90,10 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
   for (const auto& k : rec.kernels()) {
     const int wpc = k.info.warps_per_cta;
     const int launch_base = k.info.index * 100000;
+    // Warp w of a slot is track w, its CTA track comes last (viewers that list threads by id,
+    // like speedscope, open on a warp); the sort index puts the CTA track first.
     auto tid_of = [&](int slot_in_sm, int warp) {
-      return launch_base + slot_in_sm * (wpc + 1) + (warp + 1);
+      return launch_base + slot_in_sm * (wpc + 1) + (warp < 0 ? wpc : warp);
     };
     // Name the tracks that have spans.
     std::vector<std::pair<int, int>> tracks;  // (sm, tid)
@@ -105,7 +107,7 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
         sm_named[std::size_t(sm)] = 1;
       }
       const int local = tid - launch_base;
-      const int slot_in_sm = local / (wpc + 1), warp = local % (wpc + 1) - 1;
+      const int slot_in_sm = local / (wpc + 1), warp = local % (wpc + 1) == wpc ? -1 : local % (wpc + 1);
       std::string name = several ? fmt::format("launch {} ", k.info.index) : std::string();
       if (warp < 0) {
         name += fmt::format("slot {} CTAs", slot_in_sm);
@@ -114,21 +116,43 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
         const std::string& role = k.roles[std::size_t(warp)];
         if (!role.empty()) name += fmt::format(" ({})", role);
       }
-      meta("thread_name", sm + 1, tid, name, true);
+      meta("thread_name", sm + 1, tid, name, false);
+      event(fmt::format(R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+                        sm + 1, tid, launch_base + slot_in_sm * (wpc + 1) + warp + 1));
     }
-    for (const auto& s : k.spans) {
+    // Spans of one track are written in time order as B/E pairs: an end and the next begin
+    // then carry the same printed timestamp, so viewers see them touch, never overlap (a
+    // complete event's ts + dur is rounded in floating point and can overshoot).
+    std::vector<std::size_t> order(k.spans.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const Span &x = k.spans[a], &y = k.spans[b];
+      const int tx = tid_of(x.slot_in_sm, x.warp), ty = tid_of(y.slot_in_sm, y.warp);
+      if (x.sm != y.sm) return x.sm < y.sm;
+      if (tx != ty) return tx < ty;
+      if (x.in_flight != y.in_flight) return y.in_flight;
+      return x.begin < y.begin;
+    });
+    for (const std::size_t i : order) {
+      const Span& s = k.spans[i];
       const int pid = s.sm + 1, tid = tid_of(s.slot_in_sm, s.warp);
       const std::string& name = names[std::size_t(s.name)];
-      const char* cat = s.warp < 0 ? "cta" : s.in_flight ? "memory" : name.rfind("wait", 0) == 0 || name == "barrier wait" ? "wait" : "op";
+      const char* cat = s.warp < 0          ? "cta"
+                        : s.in_flight       ? "memory"
+                        : name.rfind("wait", 0) == 0 || name == "barrier wait" ? "wait"
+                                                                                : "op";
       if (s.in_flight) {
+        // Requests in flight overlap each other: async spans, each with its own id.
         const auto id = ++async_id;
         event(fmt::format(R"({{"ph":"b","cat":"{}","name":{},"id":{},"pid":{},"tid":{},"ts":{},"args":{{"cta":{}}}}})",
                           cat, quoted(name), id, pid, tid, us(s.begin), s.cta));
         event(fmt::format(R"({{"ph":"e","cat":"{}","name":{},"id":{},"pid":{},"tid":{},"ts":{}}})", cat,
                           quoted(name), id, pid, tid, us(s.end)));
       } else {
-        event(fmt::format(R"({{"ph":"X","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"dur":{},"args":{{"cta":{}}}}})",
-                          cat, quoted(name), pid, tid, us(s.begin), us(s.end - s.begin), s.cta));
+        event(fmt::format(R"({{"ph":"B","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"args":{{"cta":{}}}}})",
+                          cat, quoted(name), pid, tid, us(s.begin), s.cta));
+        event(fmt::format(R"({{"ph":"E","cat":"{}","name":{},"pid":{},"tid":{},"ts":{}}})", cat,
+                          quoted(name), pid, tid, us(s.end)));
       }
     }
 

@@ -336,6 +336,7 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
 
   // Counters over time (every SM).
   const Tick t0 = k.info.launched;
+  if (e.mem_path) k.l2_bytes += double(e.mem_path->l2_bytes);
   if (e.mem_path && e.mem_done > e.issue) {
     k.series.add(k.series.l2_byte_ps, t0, e.issue, e.mem_done,
                  double(e.mem_path->l2_bytes) * double(e.mem_done - e.issue));

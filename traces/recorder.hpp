@@ -65,6 +65,7 @@ struct KernelRecord {
   std::vector<CtaRecord> ctas;     // indexed by CTA id
   std::vector<Span> spans;
   Series series;
+  double l2_bytes = 0;  // bytes between the SMs and L2 (every SM)
   sim::Tick end = 0;
   CriticalPath critical;  // from the launch (host side) to the kernel's end
 };

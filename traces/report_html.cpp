@@ -69,7 +69,7 @@ std::string fmt_bytes(double b) {
 }
 
 // Log-log roofline: DRAM and L2 bandwidth slopes, the pipe's peak, and the kernel's point.
-std::string roofline(const Prediction& p, const GpuSpec& gpu) {
+std::string roofline(const Prediction& p, const GpuSpec& gpu, double l2_bytes) {
   const double dram_bps = gpu.dram.sustained.bytes_per_s, l2_bps = gpu.l2.bandwidth.bytes_per_s;
   const double peak = p.peak_tflops;
   double dense = peak;
@@ -82,7 +82,7 @@ std::string roofline(const Prediction& p, const GpuSpec& gpu) {
   const double flops = p.problem.flops();
   const double ai = bytes > 0 ? flops / bytes : 1e4;
   const double x0 = 0.1, x1 = 1e4, y0 = std::max(0.01, std::min(p.tflops, peak) / 1000), y1 = std::max(dense, peak) * 2;
-  const int W = 640, H = 360, L = 60, B = 40, R = 20, T = 20;
+  const int W = 680, H = 360, L = 60, B = 40, R = 50, T = 20;
   auto X = [&](double v) { return L + (std::log10(v) - std::log10(x0)) / (std::log10(x1) - std::log10(x0)) * (W - L - R); };
   auto Y = [&](double v) { return H - B - (std::log10(v) - std::log10(y0)) / (std::log10(y1) - std::log10(y0)) * (H - B - T); };
   std::string s = fmt::format("<svg width={} height={} class=chart>", W, H);
@@ -110,14 +110,20 @@ std::string roofline(const Prediction& p, const GpuSpec& gpu) {
   const double ya = std::clamp(p.tflops, y0, y1);
   s += fmt::format("<circle cx={:.1f} cy={:.1f} r=6 fill=\"#1f77b4\"/><text x={:.1f} y={:.1f} class=lbl fill=\"#1f77b4\">this kernel: {:.1f} TFLOPS at {:.1f} FLOP/B</text>",
                    X(std::clamp(ai, x0, x1)), Y(ya), X(std::clamp(ai, x0, x1)) - 120, Y(ya) + 20, p.tflops, ai);
-  s += fmt::format("<text x={} y={} class=axis>arithmetic intensity (FLOP per DRAM byte)</text>", L + 150, H - 6);
+  if (l2_bytes > 0) {
+    // The same work against the traffic between the SMs and L2 (the L2 roof's intensity).
+    const double ai2 = std::clamp(flops / l2_bytes, x0, x1);
+    s += fmt::format("<circle cx={:.1f} cy={:.1f} r=6 fill=none stroke=\"#ff7f0e\" stroke-width=2/><text x={:.1f} y={:.1f} class=lbl fill=\"#ff7f0e\">vs L2 traffic: {:.1f} FLOP/B</text>",
+                     X(ai2), Y(ya), X(ai2) + 9, Y(ya) - 8, flops / l2_bytes);
+  }
+  s += fmt::format("<text x={} y={} class=axis>arithmetic intensity (FLOP per byte)</text>", L + 150, H - 6);
   s += fmt::format("<text x=14 y={} class=axis transform=\"rotate(-90 14 {})\">TFLOPS</text>", H / 2, H / 2);
   return s + "</svg>";
 }
 
 std::string critical_bar(const CriticalPath& cp) {
   const auto shares = cp.shares();
-  const int W = 900;
+  const int W = 860;
   std::string s = fmt::format("<svg width={} height=34 class=chart>", W);
   double x = 0;
   for (int c = 0; c < kCategories; ++c) {
@@ -142,7 +148,7 @@ std::string utilisation_chart(const RunRecorder& rec) {
   const auto& ks = rec.kernels();
   if (ks.empty()) return "";
   const Tick t_end = ks.back().end;
-  const int W = 900, H = 220, L = 50, B = 30, T = 10, R = 10;
+  const int W = 880, H = 220, L = 50, B = 30, T = 10, R = 30;
   constexpr int kPoints = 300;
   std::vector<std::array<double, 5>> pts(kPoints);  // tensor, fp32, smem (%), l2 bytes, dram bytes
   std::vector<double> weight(kPoints, 0.0);
@@ -201,7 +207,7 @@ std::string timeline(const RunRecorder& rec) {
   const auto& ks = rec.kernels();
   if (ks.empty()) return "";
   const Tick t_end = ks.back().end;
-  const int W = 900, L = 170, R = 10, row = 14;
+  const int W = 880, L = 170, R = 30, row = 14;
   auto X = [&](Tick t) { return L + double(t) / double(std::max<Tick>(1, t_end)) * (W - L - R); };
   std::vector<std::string> rows;
   std::string body;
@@ -326,9 +332,12 @@ table.num td:nth-child(n+2){text-align:right}
   kv("shared memory / CTA", fmt::format("{} B", p.smem_per_cta));
   h += "</table>";
 
-  h += "<h2>Roofline</h2><p>Throughput against arithmetic intensity over DRAM traffic (read + written) of the main "
-       "kernel; roofs at the sustained SM clock.</p>";
-  h += roofline(p, gpu);
+  h += "<h2>Roofline</h2><p>Throughput against arithmetic intensity: the filled point over DRAM traffic (read + "
+       "written) of the main kernel, the open point over the traffic between the SMs and L2 (read against the "
+       "dashed L2 roof); roofs at the sustained SM clock.</p>";
+  double l2_bytes = 0;
+  for (const auto& k : rec.kernels()) l2_bytes = std::max(l2_bytes, k.l2_bytes);
+  h += roofline(p, gpu, l2_bytes);
 
   h += "<h2>Critical path</h2><p>The longest chain of dependent events from the launch to the end of the last "
        "CTA, split by the resource each step waited on. The shares sum to 100%.</p>";
