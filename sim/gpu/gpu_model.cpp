@@ -282,10 +282,15 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         break;
       }
       // The operation can issue now, subject to its resources.
-      const Tick sched_before = sp.sched_free;
-      const Tick pipe_before = sp.pipe_free[static_cast<int>(op.pipe)];
-      const double tensor_before = st.tensor_busy_cycles, fma_before = st.fma_busy_cycles,
-                   mio_before = st.mio_busy_cycles;
+      // What the observer needs of the state before the operation (only when there is one).
+      Tick sched_before = 0, pipe_before = 0;
+      double tensor_before = 0, fma_before = 0, mio_before = 0;
+      if (obs_) {
+        sched_before = sp.sched_free;
+        pipe_before = sp.pipe_free[static_cast<int>(op.pipe)];
+        tensor_before = st.tensor_busy_cycles, fma_before = st.fma_busy_cycles;
+        mio_before = st.mio_busy_cycles;
+      }
       Tick mem_done = -1;
       Tick s = std::max(now, sp.sched_free);
       const double n = double(op.count);

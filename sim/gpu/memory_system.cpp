@@ -145,10 +145,16 @@ struct MemorySystem::Impl {
 
   int entry(std::uint64_t line);  // the pending entry of `line`, made if needed
   void add_store_bytes(int idx, std::uint64_t line, std::uint64_t lo, std::uint64_t hi);
-  void flush();  // serves the pending lines, folding their completion into done_
+  // Serves the pending lines, folding their completion into done_. kProbe: also fill the
+  // probe (a separate instantiation, so that runs without one pay nothing for it).
+  void flush() { probe ? flush_lines<true>() : flush_lines<false>(); }
+  template <bool kProbe>
+  void flush_lines();
+  template <bool kProbe>
   Tick serve_load(int i);
   // Serves sectors `need` of pending line i at L2 and returns when the last is done; if
   // `times` is given, also each sector's completion (the L1 needs them for its fill).
+  template <bool kProbe>
   [[gnu::always_inline]] inline Tick serve_l2(int i, std::uint8_t need, std::uint8_t full,
                                               L2Kind kind,
                                               std::array<Tick, SectoredCache::kMaxSectors>* times);
@@ -283,6 +289,7 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   dram_extra = clock.ticks(gpu.dram.latency.value);
 }
 
+template <bool kProbe>
 inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
                                          std::array<Tick, SectoredCache::kMaxSectors>* times) {
   const std::uint32_t slice = pend_slice[i];
@@ -331,7 +338,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     }
     set.valid(way) |= full;
     set.dirty(way) |= need;
-    if (probe) [[unlikely]] {
+    if constexpr (kProbe) {
       line_path = queue_path(f_port, f_slice, victim_gone, served);
       line_path.l2 += l2_hit;
       line_path.interconnect += far;
@@ -376,7 +383,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   if (kind == L2Kind::Atomic) {
     set.dirty(way) |= need;
   }
-  if (probe) [[unlikely]] {
+  if constexpr (kProbe) {
     // The line completes with its slowest sector: a hit (possibly waiting for a fill in
     // flight, which comes from DRAM) or a miss (queued at the channel or behind the slice).
     AccessPath p = queue_path(f_port, f_slice, victim_gone, served);
@@ -444,7 +451,8 @@ void MemorySystem::Impl::add_store_bytes(int idx, std::uint64_t line, std::uint6
   }
 }
 
-void MemorySystem::Impl::flush() {
+template <bool kProbe>
+void MemorySystem::Impl::flush_lines() {
   // Locate every pending line first and start loading its sets' metadata, so that the host
   // memory misses of the lines of one request overlap instead of following one another.
   const bool use_l1 = op_ == MemOp::Load && l1_enabled;
@@ -462,16 +470,16 @@ void MemorySystem::Impl::flush() {
   }
   for (int i = 0; i < pending; ++i) {
     const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
-    if (probe) [[unlikely]] {
+    if constexpr (kProbe) {
       line_path = AccessPath{};
     }
     Tick t = now_;
     switch (op_) {
       case MemOp::Load:
-        t = serve_load(i);
+        t = serve_load<kProbe>(i);
         break;
       case MemOp::LoadBypassL1:
-        t = serve_l2(i, mask, 0, L2Kind::Read, nullptr);
+        t = serve_l2<kProbe>(i, mask, 0, L2Kind::Read, nullptr);
         break;
       case MemOp::Store: {
         std::uint8_t full = 0;
@@ -480,15 +488,15 @@ void MemorySystem::Impl::flush() {
             full = static_cast<std::uint8_t>(full | (1u << s));
           }
         }
-        t = serve_l2(i, mask, full, L2Kind::Write, nullptr);
+        t = serve_l2<kProbe>(i, mask, full, L2Kind::Write, nullptr);
         break;
       }
       case MemOp::Atomic:
-        t = serve_l2(i, mask, 0, L2Kind::Atomic, nullptr);
+        t = serve_l2<kProbe>(i, mask, 0, L2Kind::Atomic, nullptr);
         break;
     }
     done_ = std::max(done_, t);
-    if (probe && t >= probe_done) [[unlikely]] {
+    if (kProbe && t >= probe_done) {
       probe_done = t;
       probe->l1 = line_path.l1;
       probe->interconnect = line_path.interconnect;
@@ -499,12 +507,13 @@ void MemorySystem::Impl::flush() {
   pending = 0;
 }
 
+template <bool kProbe>
 Tick MemorySystem::Impl::serve_load(int i) {
   const std::uint64_t line = pend_line[i];
   const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
   if (!l1_enabled) {
     counters.l1_sector_misses += static_cast<std::uint64_t>(popcount(mask));
-    return serve_l2(i, mask, 0, L2Kind::Read, nullptr);
+    return serve_l2<kProbe>(i, mask, 0, L2Kind::Read, nullptr);
   }
   const SectoredCache::Set set = l1.set(pend_l1_set[i]);
   std::uint32_t way = set.find(line);
@@ -531,8 +540,8 @@ Tick MemorySystem::Impl::serve_load(int i) {
   if (need) {
     std::array<Tick, SectoredCache::kMaxSectors> times{};
     const Tick l1_done = done;
-    done = std::max(done, serve_l2(i, need, 0, L2Kind::Read, &times));
-    if (probe && hits && l1_done == done) [[unlikely]] {
+    done = std::max(done, serve_l2<kProbe>(i, need, 0, L2Kind::Read, &times));
+    if (kProbe && hits && l1_done == done) {
       line_path = AccessPath{};
       line_path.l1 = done - now;
     }
@@ -541,7 +550,7 @@ Tick MemorySystem::Impl::serve_load(int i) {
       set.set_ready(way, s, times[s]);
     }
     set.valid(way) |= need;
-  } else if (probe) [[unlikely]] {
+  } else if constexpr (kProbe) {
     line_path = AccessPath{};
     line_path.l1 = done - now;
   }
