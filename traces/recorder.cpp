@@ -210,9 +210,8 @@ int RunRecorder::name_id(const std::string& name) {
   return it->second;
 }
 
-bool RunRecorder::traced(int cta, int sm, Tick b, Tick e) const {
-  return keep_spans_ && sm < int(sm_traced_.size()) && sm_traced_[std::size_t(sm)] &&
-         cta >= filter_.cta_first && cta <= filter_.cta_last && e >= filter_.window_begin &&
+bool RunRecorder::traced(int cta, int /*sm*/, Tick b, Tick e) const {
+  return keep_spans_ && cta_traced_[std::size_t(cta)] && e >= filter_.window_begin &&
          b <= filter_.window_end;
 }
 
@@ -259,6 +258,8 @@ void RunRecorder::kernel_begin(const sim::KernelModel& kernel, const sim::Launch
   sm_traced_.assign(std::size_t(info.sm_count), filter_.sms.empty() ? 1 : 0);
   for (const int sm : filter_.sms)
     if (sm >= 0 && sm < info.sm_count) sm_traced_[std::size_t(sm)] = 1;
+  cta_traced_.assign(std::size_t(info.ctas), 0);
+  ctas_traced_ = 0;
 }
 
 void RunRecorder::cta_begin(int cta, int slot, int sm, Tick t) {
@@ -270,6 +271,11 @@ void RunRecorder::cta_begin(int cta, int slot, int sm, Tick t) {
   rec.sm = sm;
   rec.start = t;
   rec.prev = s.cta;
+  if (keep_spans_ && sm_traced_[std::size_t(sm)] && cta >= filter_.cta_first &&
+      cta <= filter_.cta_last && (filter_.max_ctas <= 0 || ctas_traced_ < filter_.max_ctas)) {
+    cta_traced_[std::size_t(cta)] = 1;
+    ++ctas_traced_;
+  }
   s.graph.clear();
   s.cta = cta;
   s.start = Node{keep_graph_ ? s.graph.add_node(t) : -1, t, {}};

@@ -22,6 +22,9 @@ struct TraceFilter {
   std::vector<int> sms{0, 1};  // SMs whose warps get spans; empty: every SM
   int cta_first = 0;           // CTA ids (launch order) whose warps get spans
   int cta_last = INT_MAX;
+  // At most this many CTAs per launch get spans (the first to start among those the SM and
+  // id filters select); 0: no limit. Keeps a default trace small whatever the GPU's SM count.
+  int max_ctas = 16;
   sim::Tick window_begin = 0;  // spans overlapping [begin, end] only (picoseconds)
   sim::Tick window_end = sim::kTickMax;
 };
@@ -162,6 +165,8 @@ class RunRecorder : public sim::SimObserver {
   std::vector<std::string> names_;
   std::map<std::string, int> name_ids_;
   std::vector<char> sm_traced_;
+  std::vector<char> cta_traced_;  // per CTA id of the current launch
+  int ctas_traced_ = 0;
   sim::Tick unexplained_ = 0;
 };
 

@@ -22,6 +22,8 @@ TraceFilter make_filter(const TraceRequest& r) {
   f.sms = parse_sm_list(r.sms, "--trace-sms");
   parse_cta_range(r.ctas, "--trace-ctas", f.cta_first, f.cta_last);
   if (!r.window.empty()) parse_window_us(r.window, "--trace-window", f.window_begin, f.window_end);
+  if (r.max_ctas < 0) throw UserError(fmt::format("--trace-max-ctas {}: expected 0 (no limit) or more", r.max_ctas));
+  f.max_ctas = r.max_ctas;
   return f;
 }
 
@@ -51,6 +53,9 @@ void add_trace_options(CLI::App& app, TraceRequest& r) {
   app.add_option("--trace-ctas", r.ctas, "CTA ids the trace shows: FIRST-LAST or 'all'")
       ->capture_default_str();
   app.add_option("--trace-window", r.window, "Time window the trace shows, START-END in us");
+  app.add_option("--trace-max-ctas", r.max_ctas,
+                 "Most CTAs per launch the trace shows (the first to start; 0: no limit)")
+      ->capture_default_str();
   app.add_flag("--overwrite", r.overwrite, "Replace existing --trace / --report files");
 }
 

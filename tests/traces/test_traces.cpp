@@ -118,6 +118,7 @@ json trace_of(const std::string& gpu_name, const GemmConfig& c, const GemmProble
   TraceRequest r;
   r.trace_path = dir.file(gpu_name + "-" + std::to_string(int(c.family)) + ".json");
   r.sms = sms;
+  r.max_ctas = 0;
   r.overwrite = true;
   predict_traced(gpu, c, p, r);
   return read_json(r.trace_path);
@@ -254,6 +255,17 @@ TEST_CASE("The trace filters keep only the SMs, CTAs and time window asked for",
     if (e["ph"] == "E") CHECK(e["ts"].get<double>() >= 3.0 - 1e-6);
   }
   CHECK(spans > 0);
+
+  // By default at most 16 CTAs per launch get spans, whatever the number of SMs traced.
+  TraceRequest all;
+  all.trace_path = dir.file("all.json");
+  all.sms = "all";
+  predict_traced(gpu, c, p, all);
+  std::set<int> ctas;
+  const json all_trace = read_json(all.trace_path);
+  for (const auto& e : all_trace["traceEvents"])
+    if (e["ph"] == "B") ctas.insert(e["args"]["cta"].get<int>());
+  CHECK(ctas.size() == 16);
 }
 
 TEST_CASE("Warp tracks are named by the role the kernel model gives its warps", "[traces]") {
@@ -436,6 +448,7 @@ TEST_CASE("The command line prints the critical path and refuses bad trace optio
       {"--critical-path --trace-ctas 7-5", "--trace-ctas '7-5'"},
       {"--critical-path --trace-window 5-1", "--trace-window '5-1'"},
       {"--critical-path --trace-window abc", "--trace-window 'abc'"},
+      {"--critical-path --trace-max-ctas -1", "--trace-max-ctas -1"},
       {"--trace " + existing, "pass --overwrite"},
       {"--report " + dir.file("no/such/dir/r.html"), "does not exist"},
       {"--trace " + dir.path.string(), "is a directory"},
