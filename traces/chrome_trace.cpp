@@ -64,7 +64,10 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
   out.put(nlohmann::json{{"generator", "gemmsim"},
                          {"kernel", summary.kernel},
                          {"gpu", summary.gpu},
-                         {"time_unit", "us from the first launch"}}
+                         {"time_unit", "us from the first launch"},
+                         {"warp_spans_truncated_at_us",
+                          rec.truncated_at() >= 0 ? nlohmann::json(double(rec.truncated_at()) * 1e-6)
+                                                  : nlohmann::json(nullptr)}}
               .dump());
   out.put(",\"traceEvents\":[\n");
   bool first = true;

@@ -215,6 +215,15 @@ bool RunRecorder::traced(int cta, int /*sm*/, Tick b, Tick e) const {
          b <= filter_.window_end;
 }
 
+bool RunRecorder::span_budget(Tick at) {
+  if (filter_.max_spans <= 0 || spans_kept_ < filter_.max_spans) {
+    ++spans_kept_;
+    return true;
+  }
+  if (truncated_at_ < 0) truncated_at_ = at;
+  return false;
+}
+
 Parts RunRecorder::memory_parts(const sim::AccessPath* path, Tick weight) const {
   Parts p{};
   if (!path) {
@@ -326,16 +335,16 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
   if (traced(e.cta, e.sm, W.prog.time, std::max(after, e.mem_done))) {
     const int slot_in_sm = e.cta_slot / k.info.sm_count;
     const Tick avail = W.prog.time;
-    if (issue > avail) {
+    if (issue > avail && span_budget(avail)) {
       std::string why = bind != 0 ? category_name(Category(dominant(preds[std::size_t(bind)]->edge)))
                                   : category_name(wait_cat);
       k.spans.push_back({e.sm, slot_in_sm, e.warp_in_cta, name_id("wait: " + why), e.cta, avail,
                          issue, false});
     }
-    if (after > issue)
+    if (after > issue && span_budget(issue))
       k.spans.push_back({e.sm, slot_in_sm, e.warp_in_cta, name_id(op_span_name(op)), e.cta, issue,
                          after, false});
-    if (e.mem_done > issue)
+    if (e.mem_done > issue && span_budget(issue))
       k.spans.push_back({e.sm, slot_in_sm, e.warp_in_cta, name_id(flight_name(op)), e.cta, issue,
                          e.mem_done, true});
   }
@@ -423,7 +432,7 @@ void RunRecorder::finish_barrier(SlotState& S) {
       W.prog = arrival(b, release, {});
       const int warp_in_cta = a.warp % k.info.warps_per_cta;
       const int sm = k.ctas[std::size_t(S.cta)].sm;
-      if (release > a.next_issue && traced(S.cta, sm, a.next_issue, release))
+      if (release > a.next_issue && traced(S.cta, sm, a.next_issue, release) && span_budget(a.next_issue))
         k.spans.push_back({sm, (a.warp / k.info.warps_per_cta) / k.info.sm_count, warp_in_cta,
                            name_id("barrier wait"), S.cta, a.next_issue, release, false});
     }

@@ -25,6 +25,10 @@ struct TraceFilter {
   // At most this many CTAs per launch get spans (the first to start among those the SM and
   // id filters select); 0: no limit. Keeps a default trace small whatever the GPU's SM count.
   int max_ctas = 16;
+  // Warp spans kept in all (about 190 bytes of JSON each): once reached, warp tracks stop
+  // and the trace records when (RunRecorder::truncated_at()); CTA lifetimes and counters are
+  // always complete. 0: no limit.
+  std::int64_t max_spans = 200000;
   sim::Tick window_begin = 0;  // spans overlapping [begin, end] only (picoseconds)
   sim::Tick window_end = sim::kTickMax;
 };
@@ -99,6 +103,8 @@ class RunRecorder : public sim::SimObserver {
   // keep_graph only: |online - Boost.Graph| critical-path lengths summed over CTAs, and the
   // number of graph edges walked.
   sim::Tick graph_mismatch_ps() const { return graph_mismatch_; }
+  // Time from which warp spans were dropped for the span budget (-1: nothing dropped).
+  sim::Tick truncated_at() const { return truncated_at_; }
   std::uint64_t graph_edges() const { return graph_edges_; }
 
  private:
@@ -167,6 +173,9 @@ class RunRecorder : public sim::SimObserver {
   std::vector<char> sm_traced_;
   std::vector<char> cta_traced_;  // per CTA id of the current launch
   int ctas_traced_ = 0;
+  std::int64_t spans_kept_ = 0;
+  sim::Tick truncated_at_ = -1;
+  bool span_budget(sim::Tick at);  // whether one more warp span fits
   sim::Tick unexplained_ = 0;
 };
 

@@ -20,6 +20,7 @@ struct TraceRequest {
   std::string ctas = "all";  // --trace-ctas
   std::string window;        // --trace-window (us), empty: the whole run
   int max_ctas = 16;         // --trace-max-ctas, 0: no limit
+  long long max_spans = 200000;  // --trace-max-spans, 0: no limit
   bool overwrite = false;
   // Whether the run needs the recorder (any of the outputs above).
   bool active() const { return critical_path || !trace_path.empty() || !report_path.empty(); }

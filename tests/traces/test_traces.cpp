@@ -119,6 +119,7 @@ json trace_of(const std::string& gpu_name, const GemmConfig& c, const GemmProble
   r.trace_path = dir.file(gpu_name + "-" + std::to_string(int(c.family)) + ".json");
   r.sms = sms;
   r.max_ctas = 0;
+  r.max_spans = 0;
   r.overwrite = true;
   predict_traced(gpu, c, p, r);
   return read_json(r.trace_path);
@@ -266,6 +267,24 @@ TEST_CASE("The trace filters keep only the SMs, CTAs and time window asked for",
   for (const auto& e : all_trace["traceEvents"])
     if (e["ph"] == "B") ctas.insert(e["args"]["cta"].get<int>());
   CHECK(ctas.size() == 16);
+
+  // A span budget stops the warp tracks at a time the trace records; CTA spans stay complete.
+  TraceRequest few;
+  few.trace_path = dir.file("few.json");
+  few.max_spans = 500;
+  predict_traced(gpu, c, p, few);
+  const json few_trace = read_json(few.trace_path);
+  check_structure(few_trace);
+  int warp_spans = 0, cta_spans = 0;
+  for (const auto& e : few_trace["traceEvents"]) {
+    if (e["ph"] == "B" && e["cat"] == "cta") ++cta_spans;
+    else if (e["ph"] == "B" || e["ph"] == "b") ++warp_spans;
+  }
+  CHECK(warp_spans <= 500);
+  CHECK(warp_spans > 400);
+  CHECK(cta_spans == 2);  // the CTAs of SMs 0 and 1
+  REQUIRE(few_trace["otherData"]["warp_spans_truncated_at_us"].is_number());
+  CHECK(few_trace["otherData"]["warp_spans_truncated_at_us"].get<double>() > 0);
 }
 
 TEST_CASE("Warp tracks are named by the role the kernel model gives its warps", "[traces]") {
