@@ -1,13 +1,13 @@
 #include "traces/chrome_trace.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
 
@@ -22,8 +22,9 @@ constexpr int kCounterPid = 0;  // the "GPU" process; SM s is process s + 1
 class Out {
  public:
   explicit Out(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "wb")) {
-    if (!f_) throw UserError(fmt::format("--trace '{}': cannot write the file ({})", path,
-                                         std::strerror(errno)));
+    if (!f_)
+      throw UserError(
+          fmt::format("--trace '{}': cannot write the file ({})", path, std::strerror(errno)));
     buf_.reserve(1 << 20);
   }
   ~Out() {
@@ -51,9 +52,13 @@ class Out {
   std::string buf_;
 };
 
-std::string us(Tick ps) { return fmt::format("{:.6f}", double(ps) * 1e-6); }
+std::string us(Tick ps) {
+  return fmt::format("{:.6f}", double(ps) * 1e-6);
+}
 
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string quoted(const std::string& s) {
+  return nlohmann::json(s).dump();
+}
 
 }  // namespace
 
@@ -61,13 +66,14 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
                         const std::string& path) {
   Out out(path);
   out.put("{\"displayTimeUnit\":\"ns\",\"otherData\":");
-  out.put(nlohmann::json{{"generator", "gemmsim"},
-                         {"kernel", summary.kernel},
-                         {"gpu", summary.gpu},
-                         {"time_unit", "us from the first launch"},
-                         {"warp_spans_truncated_at_us",
-                          rec.truncated_at() >= 0 ? nlohmann::json(double(rec.truncated_at()) * 1e-6)
-                                                  : nlohmann::json(nullptr)}}
+  out.put(nlohmann::json{
+      {"generator", "gemmsim"},
+      {"kernel", summary.kernel},
+      {"gpu", summary.gpu},
+      {"time_unit", "us from the first launch"},
+      {"warp_spans_truncated_at_us", rec.truncated_at() >= 0
+                                         ? nlohmann::json(double(rec.truncated_at()) * 1e-6)
+                                         : nlohmann::json(nullptr)}}
               .dump());
   out.put(",\"traceEvents\":[\n");
   bool first = true;
@@ -80,9 +86,10 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
     event(fmt::format(R"({{"ph":"M","name":"{}","pid":{},"tid":{},"args":{{"name":{}}}}})", what,
                       pid, tid, quoted(name)));
     if (sort)
-      event(fmt::format(R"({{"ph":"M","name":"{}_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
-                        what == std::string("process_name") ? "process" : "thread", pid, tid,
-                        what == std::string("process_name") ? pid : tid));
+      event(fmt::format(
+          R"({{"ph":"M","name":"{}_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+          what == std::string("process_name") ? "process" : "thread", pid, tid,
+          what == std::string("process_name") ? pid : tid));
   };
 
   const auto& names = rec.names();
@@ -110,7 +117,8 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
         sm_named[std::size_t(sm)] = 1;
       }
       const int local = tid - launch_base;
-      const int slot_in_sm = local / (wpc + 1), warp = local % (wpc + 1) == wpc ? -1 : local % (wpc + 1);
+      const int slot_in_sm = local / (wpc + 1),
+                warp = local % (wpc + 1) == wpc ? -1 : local % (wpc + 1);
       std::string name = several ? fmt::format("launch {} ", k.info.index) : std::string();
       if (warp < 0) {
         name += fmt::format("slot {} CTAs", slot_in_sm);
@@ -120,8 +128,9 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
         if (!role.empty()) name += fmt::format(" ({})", role);
       }
       meta("thread_name", sm + 1, tid, name, false);
-      event(fmt::format(R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
-                        sm + 1, tid, launch_base + slot_in_sm * (wpc + 1) + warp + 1));
+      event(fmt::format(
+          R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+          sm + 1, tid, launch_base + slot_in_sm * (wpc + 1) + warp + 1));
     }
     // Spans of one track are written in time order as B/E pairs: an end and the next begin
     // then carry the same printed timestamp, so viewers see them touch, never overlap (a
@@ -140,20 +149,22 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
       const Span& s = k.spans[i];
       const int pid = s.sm + 1, tid = tid_of(s.slot_in_sm, s.warp);
       const std::string& name = names[std::size_t(s.name)];
-      const char* cat = s.warp < 0          ? "cta"
-                        : s.in_flight       ? "memory"
+      const char* cat = s.warp < 0                                             ? "cta"
+                        : s.in_flight                                          ? "memory"
                         : name.rfind("wait", 0) == 0 || name == "barrier wait" ? "wait"
-                                                                                : "op";
+                                                                               : "op";
       if (s.in_flight) {
         // Requests in flight overlap each other: async spans, each with its own id.
         const auto id = ++async_id;
-        event(fmt::format(R"({{"ph":"b","cat":"{}","name":{},"id":{},"pid":{},"tid":{},"ts":{},"args":{{"cta":{}}}}})",
-                          cat, quoted(name), id, pid, tid, us(s.begin), s.cta));
-        event(fmt::format(R"({{"ph":"e","cat":"{}","name":{},"id":{},"pid":{},"tid":{},"ts":{}}})", cat,
-                          quoted(name), id, pid, tid, us(s.end)));
+        event(fmt::format(
+            R"({{"ph":"b","cat":"{}","name":{},"id":{},"pid":{},"tid":{},"ts":{},"args":{{"cta":{}}}}})",
+            cat, quoted(name), id, pid, tid, us(s.begin), s.cta));
+        event(fmt::format(R"({{"ph":"e","cat":"{}","name":{},"id":{},"pid":{},"tid":{},"ts":{}}})",
+                          cat, quoted(name), id, pid, tid, us(s.end)));
       } else {
-        event(fmt::format(R"({{"ph":"B","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"args":{{"cta":{}}}}})",
-                          cat, quoted(name), pid, tid, us(s.begin), s.cta));
+        event(fmt::format(
+            R"({{"ph":"B","cat":"{}","name":{},"pid":{},"tid":{},"ts":{},"args":{{"cta":{}}}}})",
+            cat, quoted(name), pid, tid, us(s.begin), s.cta));
         event(fmt::format(R"({{"ph":"E","cat":"{}","name":{},"pid":{},"tid":{},"ts":{}}})", cat,
                           quoted(name), pid, tid, us(s.end)));
       }
@@ -161,8 +172,8 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
 
     // Counters: average over intervals, at most kMaxCounterSamples per series.
     const auto& sr = k.series;
-    const std::size_t n = std::max({sr.l2_byte_ps.size(), sr.dram_byte_ps.size(), sr.tensor_busy.size(),
-                                    sr.fma_busy.size(), sr.mio_busy.size()});
+    const std::size_t n = std::max({sr.l2_byte_ps.size(), sr.dram_byte_ps.size(),
+                                    sr.tensor_busy.size(), sr.fma_busy.size(), sr.mio_busy.size()});
     if (n == 0) continue;
     const std::size_t group = (n + kMaxCounterSamples - 1) / kMaxCounterSamples;
     const double bin_cycles = rec.clock().cycles(sr.bin_ps);
@@ -178,18 +189,21 @@ void write_chrome_trace(const RunRecorder& rec, const TraceSummary& summary,
       const double span_ps = double(sr.bin_ps) * double(g1 - g0);
       const double span_cycles = bin_cycles * double(g1 - g0);
       const Tick ts = k.info.launched + Tick(g0) * sr.bin_ps;
-      event(fmt::format(R"({{"ph":"C","name":"bytes in flight","pid":{},"tid":0,"ts":{},"args":{{"to L2":{:.0f},"from DRAM":{:.0f}}}}})",
-                        kCounterPid, us(ts), l2 / span_ps, dram / span_ps));
-      event(fmt::format(R"({{"ph":"C","name":"pipe utilisation %","pid":{},"tid":0,"ts":{},"args":{{"tensor":{:.1f},"fp32":{:.1f},"shared memory":{:.1f}}}}})",
-                        kCounterPid, us(ts), 100 * ten / (span_cycles * pipes),
-                        100 * fma / (span_cycles * pipes),
-                        100 * mio / (span_cycles * double(k.info.sm_count))));
+      event(fmt::format(
+          R"({{"ph":"C","name":"bytes in flight","pid":{},"tid":0,"ts":{},"args":{{"to L2":{:.0f},"from DRAM":{:.0f}}}}})",
+          kCounterPid, us(ts), l2 / span_ps, dram / span_ps));
+      event(fmt::format(
+          R"({{"ph":"C","name":"pipe utilisation %","pid":{},"tid":0,"ts":{},"args":{{"tensor":{:.1f},"fp32":{:.1f},"shared memory":{:.1f}}}}})",
+          kCounterPid, us(ts), 100 * ten / (span_cycles * pipes), 100 * fma / (span_cycles * pipes),
+          100 * mio / (span_cycles * double(k.info.sm_count))));
     }
     // Close the counter tracks at the kernel's end.
-    event(fmt::format(R"({{"ph":"C","name":"bytes in flight","pid":{},"tid":0,"ts":{},"args":{{"to L2":0,"from DRAM":0}}}})",
-                      kCounterPid, us(k.end)));
-    event(fmt::format(R"({{"ph":"C","name":"pipe utilisation %","pid":{},"tid":0,"ts":{},"args":{{"tensor":0,"fp32":0,"shared memory":0}}}})",
-                      kCounterPid, us(k.end)));
+    event(fmt::format(
+        R"({{"ph":"C","name":"bytes in flight","pid":{},"tid":0,"ts":{},"args":{{"to L2":0,"from DRAM":0}}}})",
+        kCounterPid, us(k.end)));
+    event(fmt::format(
+        R"({{"ph":"C","name":"pipe utilisation %","pid":{},"tid":0,"ts":{},"args":{{"tensor":0,"fp32":0,"shared memory":0}}}})",
+        kCounterPid, us(k.end)));
   }
   out.put("\n]}\n");
   out.close();

@@ -2,7 +2,6 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dag_shortest_paths.hpp>
-
 #include <limits>
 
 #include "sim/core/error.hpp"
@@ -11,16 +10,26 @@ namespace gemmsim::traces {
 
 const char* category_name(Category c) {
   switch (c) {
-    case Category::Dram: return "dram";
-    case Category::L2: return "l2";
-    case Category::Interconnect: return "interconnect";
-    case Category::SharedMemory: return "shared_memory";
-    case Category::TensorPipe: return "tensor_pipe";
-    case Category::Fp32Pipe: return "fp32_pipe";
-    case Category::Issue: return "issue";
-    case Category::Sync: return "barriers_and_sync";
-    case Category::LaunchTail: return "launch_and_tail";
-    case Category::Count: break;
+    case Category::Dram:
+      return "dram";
+    case Category::L2:
+      return "l2";
+    case Category::Interconnect:
+      return "interconnect";
+    case Category::SharedMemory:
+      return "shared_memory";
+    case Category::TensorPipe:
+      return "tensor_pipe";
+    case Category::Fp32Pipe:
+      return "fp32_pipe";
+    case Category::Issue:
+      return "issue";
+    case Category::Sync:
+      return "barriers_and_sync";
+    case Category::LaunchTail:
+      return "launch_and_tail";
+    case Category::Count:
+      break;
   }
   return "unknown";
 }
@@ -60,12 +69,12 @@ std::vector<Parts> DependencyGraph::longest_paths(int source,
   std::vector<sim::Tick> dist(times_.size());
   std::vector<Vertex> pred(times_.size());
   constexpr sim::Tick kInf = std::numeric_limits<sim::Tick>::max();
-  dag_shortest_paths(g, Vertex(source),
-                     distance_map(make_iterator_property_map(dist.begin(), get(vertex_index, g)))
-                         .predecessor_map(
-                             make_iterator_property_map(pred.begin(), get(vertex_index, g)))
-                         .distance_inf(kInf)
-                         .distance_zero(sim::Tick{0}));
+  dag_shortest_paths(
+      g, Vertex(source),
+      distance_map(make_iterator_property_map(dist.begin(), get(vertex_index, g)))
+          .predecessor_map(make_iterator_property_map(pred.begin(), get(vertex_index, g)))
+          .distance_inf(kInf)
+          .distance_zero(sim::Tick{0}));
 
   const auto weight = get(edge_weight, g);
   const auto index = get(edge_index, g);
@@ -89,7 +98,8 @@ std::vector<Parts> DependencyGraph::longest_paths(int source,
         }
       }
       GEMMSIM_ASSERT(best >= 0);
-      for (int c = 0; c < kCategories; ++c) sum[std::size_t(c)] += edges_[std::size_t(best)].parts[std::size_t(c)];
+      for (int c = 0; c < kCategories; ++c)
+        sum[std::size_t(c)] += edges_[std::size_t(best)].parts[std::size_t(c)];
       v = u;
     }
     out.push_back(sum);
@@ -102,7 +112,8 @@ std::array<double, kCategories> CriticalPath::shares() const {
   sim::Tick total = 0;
   for (const auto p : parts) total += p;
   if (total <= 0) return s;
-  for (int c = 0; c < kCategories; ++c) s[std::size_t(c)] = double(parts[std::size_t(c)]) / double(total);
+  for (int c = 0; c < kCategories; ++c)
+    s[std::size_t(c)] = double(parts[std::size_t(c)]) / double(total);
   return s;
 }
 

@@ -25,29 +25,45 @@ Category pipe_category(sim::Pipe p) {
 std::string op_span_name(const sim::Op& op) {
   using K = sim::OpKind;
   switch (op.kind) {
-    case K::GlobalLoad: return "global load issue";
-    case K::CpAsync: return "cp.async issue";
-    case K::CpAsyncCommit: return "cp.async commit";
-    case K::CpAsyncWait: return "cp.async wait";
-    case K::SharedLoad: return op.pipe == sim::Pipe::Tensor ? "shared load (ldmatrix)" : "shared load";
-    case K::SharedStore: return "shared store";
-    case K::Math: return op.pipe == sim::Pipe::Tensor ? "math (tensor)" : "math (fp32)";
-    case K::Barrier: return "bar.sync";
-    case K::GlobalStore: return "epilogue store";
-    case K::Atomic: return "epilogue atomic";
-    case K::Exit: return "exit";
-    default: break;
+    case K::GlobalLoad:
+      return "global load issue";
+    case K::CpAsync:
+      return "cp.async issue";
+    case K::CpAsyncCommit:
+      return "cp.async commit";
+    case K::CpAsyncWait:
+      return "cp.async wait";
+    case K::SharedLoad:
+      return op.pipe == sim::Pipe::Tensor ? "shared load (ldmatrix)" : "shared load";
+    case K::SharedStore:
+      return "shared store";
+    case K::Math:
+      return op.pipe == sim::Pipe::Tensor ? "math (tensor)" : "math (fp32)";
+    case K::Barrier:
+      return "bar.sync";
+    case K::GlobalStore:
+      return "epilogue store";
+    case K::Atomic:
+      return "epilogue atomic";
+    case K::Exit:
+      return "exit";
+    default:
+      break;
   }
   return fmt::format("op kind {}", static_cast<int>(op.kind));
 }
 
 std::string flight_name(const sim::Op& op) {
   switch (op.kind) {
-    case sim::OpKind::GlobalLoad: return "global load in flight";
-    case sim::OpKind::CpAsync: return "cp.async in flight";
+    case sim::OpKind::GlobalLoad:
+      return "global load in flight";
+    case sim::OpKind::CpAsync:
+      return "cp.async in flight";
     case sim::OpKind::GlobalStore:
-    case sim::OpKind::Atomic: return "store in flight";
-    default: break;
+    case sim::OpKind::Atomic:
+      return "store in flight";
+    default:
+      break;
   }
   return "memory in flight";
 }
@@ -99,7 +115,8 @@ std::vector<int> parse_sm_list(const std::string& text, const std::string& flag)
   std::size_t pos = 0;
   while (pos <= text.size()) {
     const std::size_t comma = text.find(',', pos);
-    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const std::string item =
+        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     const std::size_t dash = item.find('-');
     long long a = 0, b = 0;
     if (dash == std::string::npos) {
@@ -168,7 +185,10 @@ void Series::add(std::vector<double>& v, Tick t0, Tick b, Tick e, double amount)
 
 RunRecorder::RunRecorder(TraceFilter filter, const sim::ClockDomain& sm_clock, bool keep_spans,
                          bool keep_graph)
-    : filter_(std::move(filter)), clock_(sm_clock), keep_spans_(keep_spans), keep_graph_(keep_graph) {}
+    : filter_(std::move(filter)),
+      clock_(sm_clock),
+      keep_spans_(keep_spans),
+      keep_graph_(keep_graph) {}
 
 RunRecorder::Arrival RunRecorder::arrival(const Node& n, Tick time, const Parts& edge) {
   return {n.id, time, edge, add(n.path, edge), true};
@@ -336,14 +356,15 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
     const int slot_in_sm = e.cta_slot / k.info.sm_count;
     const Tick avail = W.prog.time;
     if (issue > avail && span_budget(avail)) {
-      std::string why = bind != 0 ? category_name(Category(dominant(preds[std::size_t(bind)]->edge)))
-                                  : category_name(wait_cat);
-      k.spans.push_back({e.sm, slot_in_sm, e.warp_in_cta, name_id("wait: " + why), e.cta, avail,
-                         issue, false});
+      std::string why = bind != 0
+                            ? category_name(Category(dominant(preds[std::size_t(bind)]->edge)))
+                            : category_name(wait_cat);
+      k.spans.push_back(
+          {e.sm, slot_in_sm, e.warp_in_cta, name_id("wait: " + why), e.cta, avail, issue, false});
     }
     if (after > issue && span_budget(issue))
-      k.spans.push_back({e.sm, slot_in_sm, e.warp_in_cta, name_id(op_span_name(op)), e.cta, issue,
-                         after, false});
+      k.spans.push_back(
+          {e.sm, slot_in_sm, e.warp_in_cta, name_id(op_span_name(op)), e.cta, issue, after, false});
     if (e.mem_done > issue && span_budget(issue))
       k.spans.push_back({e.sm, slot_in_sm, e.warp_in_cta, name_id(flight_name(op)), e.cta, issue,
                          e.mem_done, true});
@@ -359,7 +380,8 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
                  double(e.mem_path->dram_bytes) * double(e.mem_done - e.issue));
   }
   if (e.tensor_busy > 0)
-    k.series.add(k.series.tensor_busy, t0, e.issue, e.issue + clock_.ticks(e.tensor_busy), e.tensor_busy);
+    k.series.add(k.series.tensor_busy, t0, e.issue, e.issue + clock_.ticks(e.tensor_busy),
+                 e.tensor_busy);
   if (e.fma_busy > 0)
     k.series.add(k.series.fma_busy, t0, e.issue, e.issue + clock_.ticks(e.fma_busy), e.fma_busy);
   if (e.mio_busy > 0)
@@ -395,7 +417,8 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
       break;
     case sim::OpKind::GlobalStore:
     case sim::OpKind::Atomic:
-      if (e.mem_done >= tv) W.stores.push_back(arrival(v, e.mem_done, memory_parts(e.mem_path, e.mem_done - tv)));
+      if (e.mem_done >= tv)
+        W.stores.push_back(arrival(v, e.mem_done, memory_parts(e.mem_path, e.mem_done - tv)));
       break;
     case sim::OpKind::Barrier:
       S.arrivals.push_back({e.warp, v, e.next_issue});
@@ -432,7 +455,8 @@ void RunRecorder::finish_barrier(SlotState& S) {
       W.prog = arrival(b, release, {});
       const int warp_in_cta = a.warp % k.info.warps_per_cta;
       const int sm = k.ctas[std::size_t(S.cta)].sm;
-      if (release > a.next_issue && traced(S.cta, sm, a.next_issue, release) && span_budget(a.next_issue))
+      if (release > a.next_issue && traced(S.cta, sm, a.next_issue, release) &&
+          span_budget(a.next_issue))
         k.spans.push_back({sm, (a.warp / k.info.warps_per_cta) / k.info.sm_count, warp_in_cta,
                            name_id("barrier wait"), S.cta, a.next_issue, release, false});
     }
@@ -472,7 +496,8 @@ void RunRecorder::cta_end(int cta, int slot, int sm, Tick exit, Tick done) {
     for (const auto& st : warps_[std::size_t(slot * wpc + w)].stores) ends.push_back(st);
   preds.clear();
   for (const auto& a : ends) preds.push_back(&a);
-  const Node d = make_node(S, preds.data(), int(preds.size()), std::max(done, e.time), Category::Issue);
+  const Node d =
+      make_node(S, preds.data(), int(preds.size()), std::max(done, e.time), Category::Issue);
 
   auto& rec = k.ctas[std::size_t(cta)];
   rec.exit = e.time;
@@ -485,7 +510,8 @@ void RunRecorder::cta_end(int cta, int slot, int sm, Tick exit, Tick done) {
   if (keep_graph_) {
     // The same longest paths, walked on the whole graph with Boost.Graph.
     const auto paths = S.graph.longest_paths(S.start.id, {e.id, d.id});
-    graph_mismatch_ += std::abs(sum(paths[0]) - sum(rec.to_exit)) + std::abs(sum(paths[1]) - sum(rec.to_done));
+    graph_mismatch_ +=
+        std::abs(sum(paths[0]) - sum(rec.to_exit)) + std::abs(sum(paths[1]) - sum(rec.to_done));
     graph_edges_ += S.graph.edges();
     S.graph.clear();
   }

@@ -1,8 +1,8 @@
 // RunRecorder: the observer behind --trace, --report and --critical-path. It mirrors each
 // warp's dependencies (register slots, cp.async groups, barriers, program order) from the
 // GPU model's callbacks, follows the dependency graph of every CTA and its critical path
-// (longest path) as the run goes, and keeps what the trace and the report draw: spans of the traced warps,
-// CTA lifetimes, and per-interval totals (bytes in flight, pipe busy time).
+// (longest path) as the run goes, and keeps what the trace and the report draw: spans of the traced
+// warps, CTA lifetimes, and per-interval totals (bytes in flight, pipe busy time).
 #pragma once
 
 #include <climits>
@@ -61,8 +61,8 @@ struct CtaRecord {
 // Time series over fixed intervals (bin_ps wide) from the kernel's launch.
 struct Series {
   sim::Tick bin_ps = 1;
-  std::vector<double> l2_byte_ps, dram_byte_ps;          // bytes x ps in flight
-  std::vector<double> tensor_busy, fma_busy, mio_busy;   // busy SM cycles
+  std::vector<double> l2_byte_ps, dram_byte_ps;         // bytes x ps in flight
+  std::vector<double> tensor_busy, fma_busy, mio_busy;  // busy SM cycles
   void add(std::vector<double>& v, sim::Tick t0, sim::Tick b, sim::Tick e, double amount);
 };
 

@@ -2,9 +2,8 @@
 // command line takes and the run that honours them.
 #pragma once
 
-#include <string>
-
 #include <CLI/CLI.hpp>
+#include <string>
 
 #include "hw/gpu_spec.hpp"
 #include "kernels/common/gemm_config.hpp"
@@ -16,10 +15,10 @@ struct TraceRequest {
   std::string trace_path;   // --trace: Chrome trace event JSON
   std::string report_path;  // --report: self-contained HTML
   bool critical_path = false;
-  std::string sms = "0-1";  // --trace-sms
-  std::string ctas = "all";  // --trace-ctas
-  std::string window;        // --trace-window (us), empty: the whole run
-  int max_ctas = 16;         // --trace-max-ctas, 0: no limit
+  std::string sms = "0-1";       // --trace-sms
+  std::string ctas = "all";      // --trace-ctas
+  std::string window;            // --trace-window (us), empty: the whole run
+  int max_ctas = 16;             // --trace-max-ctas, 0: no limit
   long long max_spans = 200000;  // --trace-max-spans, 0: no limit
   bool overwrite = false;
   // Whether the run needs the recorder (any of the outputs above).

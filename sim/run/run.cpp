@@ -238,7 +238,8 @@ std::string format_report(const Prediction& p) {
   s += fmt::format("  bound          {}\n", p.bound);
   if (!p.critical_path.empty()) {
     s += fmt::format("  critical path  {:.2f} us, share per resource\n", p.critical_path_us);
-    for (const auto& [k, v] : p.critical_path) s += fmt::format("    {:<20} {:>5.1f}%\n", k, 100 * v);
+    for (const auto& [k, v] : p.critical_path)
+      s += fmt::format("    {:<20} {:>5.1f}%\n", k, 100 * v);
   }
   return s;
 }

@@ -1,18 +1,17 @@
 // Traces, critical-path attribution and the HTML report (traces/).
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <nlohmann/json.hpp>
 
 #include "hw/loader.hpp"
 #include "kernels/common/kernel_name.hpp"
@@ -277,8 +276,10 @@ TEST_CASE("The trace filters keep only the SMs, CTAs and time window asked for",
   check_structure(few_trace);
   int warp_spans = 0, cta_spans = 0;
   for (const auto& e : few_trace["traceEvents"]) {
-    if (e["ph"] == "B" && e["cat"] == "cta") ++cta_spans;
-    else if (e["ph"] == "B" || e["ph"] == "b") ++warp_spans;
+    if (e["ph"] == "B" && e["cat"] == "cta")
+      ++cta_spans;
+    else if (e["ph"] == "B" || e["ph"] == "b")
+      ++warp_spans;
   }
   CHECK(warp_spans <= 500);
   CHECK(warp_spans > 400);
@@ -334,15 +335,17 @@ TEST_CASE("Warp tracks are named by the role the kernel model gives its warps", 
   check_structure(t);
   std::set<std::string> threads;
   for (const auto& e : t["traceEvents"])
-    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      threads.insert(e["args"]["name"].get<std::string>());
   CHECK(threads.count("slot 0 warp 0 (producer)") == 1);
   CHECK(threads.count("slot 0 warp 1 (consumer)") == 1);
   CHECK(threads.count("slot 0 CTAs") == 1);
 }
 
-TEST_CASE("Critical-path shares sum to 100% and the path spans the predicted time, for every "
-          "family on every GPU",
-          "[traces][critical_path]") {
+TEST_CASE(
+    "Critical-path shares sum to 100% and the path spans the predicted time, for every "
+    "family on every GPU",
+    "[traces][critical_path]") {
   const GemmProblem p{512, 512, 512};
   for (const char* name : kGpus) {
     const GpuSpec gpu = load_gpu(name);
@@ -365,9 +368,10 @@ TEST_CASE("Critical-path shares sum to 100% and the path spans the predicted tim
   }
 }
 
-TEST_CASE("The online critical path equals the longest path Boost.Graph finds in the whole "
-          "dependency graph",
-          "[traces][critical_path]") {
+TEST_CASE(
+    "The online critical path equals the longest path Boost.Graph finds in the whole "
+    "dependency graph",
+    "[traces][critical_path]") {
   const GpuSpec gpu = load_gpu("h100");
   for (const GemmConfig& c : {default_config(gpu), tiled_config()}) {
     RunRecorder rec(TraceFilter{}, sim::ClockDomain(gpu.clocks.sustained), false, true);
@@ -429,9 +433,9 @@ TEST_CASE("The report is one self-contained page with every section", "[traces][
   std::stringstream ss;
   ss << f.rdbuf();
   const std::string html = ss.str();
-  for (const char* section : {"<h2>Summary</h2>", "<h2>Configuration</h2>", "<h2>Roofline</h2>",
-                              "<h2>Critical path</h2>", "<h2>Utilisation over time</h2>",
-                              "<h2>Timeline</h2>"})
+  for (const char* section :
+       {"<h2>Summary</h2>", "<h2>Configuration</h2>", "<h2>Roofline</h2>", "<h2>Critical path</h2>",
+        "<h2>Utilisation over time</h2>", "<h2>Timeline</h2>"})
     CHECK(html.find(section) != std::string::npos);
   CHECK(html.find(p.kernel) != std::string::npos);
   // Nothing is fetched: no scripts, no external references.
