@@ -359,7 +359,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
             // scheduler and the LSU are free instead of reserving them ahead.
             st.stalls.issue += clock_.cycles(s - now);
             q.schedule(s, wid);
-            w.deferred_by_lsu = sm.lsu_free >= sp.sched_free;
+            if (obs_) w.deferred_by_lsu = sm.lsu_free >= sp.sched_free;
             deferred = true;
             break;
           }
@@ -446,8 +446,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         e.fma_busy = st.fma_busy_cycles - fma_before;
         e.mio_busy = st.mio_busy_cycles - mio_before;
         obs_->op_issued(e);
+        w.deferred_by_lsu = false;
       }
-      w.deferred_by_lsu = false;
       if (s > now) st.stalls.issue += clock_.cycles(s - now);
       st.warp_instructions += op.count;
       w.has_op = false;
