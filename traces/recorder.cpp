@@ -195,7 +195,7 @@ RunRecorder::Arrival RunRecorder::arrival(const Node& n, Tick time, const Parts&
 }
 
 RunRecorder::Node RunRecorder::make_node(SlotState& s, const Arrival* const* preds, int n, Tick t,
-                                         Category gap, int* bind_out) {
+                                         Category gap, int* bind_out, Tick sync_until) {
   Tick ready = 0;
   int bind = 0;
   for (int i = 0; i < n; ++i)
@@ -207,14 +207,20 @@ RunRecorder::Node RunRecorder::make_node(SlotState& s, const Arrival* const* pre
   Node v;
   v.time = t;
   v.path = preds[bind]->path;
-  if (t > ready) v.path[std::size_t(gap)] += t - ready;
+  const Tick sync = std::clamp(sync_until, ready, t) - ready;
+  if (t > ready) {
+    v.path[std::size_t(Category::Sync)] += sync;
+    v.path[std::size_t(gap)] += t - ready - sync;
+  }
   if (keep_graph_) {
     auto& g = s.graph;
     int target;
     if (t > ready) {
       target = g.add_node(ready);
       v.id = g.add_node(t);
-      g.add_edge(target, v.id, single(gap, t - ready));
+      Parts p = single(gap, t - ready - sync);
+      p[std::size_t(Category::Sync)] += sync;
+      g.add_edge(target, v.id, p);
     } else {
       target = v.id = g.add_node(t);
     }
@@ -346,7 +352,7 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
                             : e.wait == sim::IssueWait::Lsu ? Category::SharedMemory
                                                             : Category::Issue;
   int bind = 0;
-  const Node v = make_node(S, preds.data(), np, e.issue, wait_cat, &bind);
+  const Node v = make_node(S, preds.data(), np, e.issue, wait_cat, &bind, e.ready);
   const Tick issue = v.time;
   Tick ready = 0;
   for (int i = 0; i < np; ++i) ready = std::max(ready, preds[std::size_t(i)]->time);

@@ -150,9 +150,11 @@ class RunRecorder : public sim::SimObserver {
     sim::Tick pending_release = -1;
   };
 
-  // The node at `t` after constraints `preds`; a wait beyond the latest goes to `gap`.
+  // The node at `t` after constraints `preds`; a wait beyond the latest goes to `gap`, except
+  // that up to `sync_until` it goes to Sync (the simulator saw a constraint the mirror does
+  // not follow: an mbarrier, a TMA transaction count, any synchronisation added later).
   Node make_node(SlotState& s, const Arrival* const* preds, int n, sim::Tick t, Category gap,
-                 int* bind = nullptr);
+                 int* bind = nullptr, sim::Tick sync_until = 0);
 
   int name_id(const std::string& name);
   bool traced(int cta, int sm, sim::Tick b, sim::Tick e) const;

@@ -431,6 +431,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         e.warp_in_cta = wid - w.cta_slot * geo.warps_per_cta;
         e.sm = w.sm;
         e.op = &op;
+        e.ready = ready;
         e.issue = s;
         e.next_issue = w.next_issue;
         if (s > ready) {

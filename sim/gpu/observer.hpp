@@ -52,6 +52,7 @@ struct OpIssue {
   int warp_in_cta = 0;
   int sm = 0;
   const Op* op = nullptr;
+  Tick ready = 0;       // the simulator found its operands and synchronisation ready
   Tick issue = 0;       // the operation started (took its issue slot)
   Tick next_issue = 0;  // the warp's next instruction may issue (in-order dispatch)
   IssueWait wait = IssueWait::None;
