@@ -20,6 +20,7 @@
 #include "kernels/common/legality.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
+#include "traces/traces.hpp"
 #include "validate/compare/validate.hpp"
 
 namespace {
@@ -75,6 +76,7 @@ struct PredictOptions {
   std::optional<int> stages;
   int split_k = 1, swizzle = 1;
   bool json = false;
+  traces::TraceRequest traces;  // --trace, --report, --critical-path and their filters
 };
 
 DType parse_dtype(const std::string& s) {
@@ -158,7 +160,9 @@ int run_predict(const PredictOptions& o) {
   const GemmConfig c = resolve_config(o, gpu);
   const auto d = parse_dims(o.problem, 3, "--problem");
   const GemmProblem p{d[0], d[1], d[2]};
-  const Prediction pred = predict(gpu, c, p);
+  if (o.traces.active()) traces::check_request(o.traces);
+  const Prediction pred = o.traces.active() ? traces::predict_traced(gpu, c, p, o.traces)
+                                            : predict(gpu, c, p);
   if (o.json)
     std::cout << to_json(pred).dump(2) << "\n";
   else
@@ -192,6 +196,7 @@ int main(int argc, char** argv) {
   app.add_option("--smem-layout", o.smem_layout, "Shared-memory layout: pad, swz or naive")
       ->capture_default_str();
   app.add_flag("--json", o.json, "Print one JSON object instead of the report");
+  traces::add_trace_options(app, o.traces);
 
   // gemmsim hw show <gpu>
   auto* hw = app.add_subcommand("hw", "GPU descriptions");

@@ -23,6 +23,7 @@ struct SmState {
 };
 
 struct CtaState {
+  int id = -1;  // CTA id in launch order
   int sm = -1;
   int warps_alive = 0;
   int at_barrier = 0;
@@ -48,6 +49,7 @@ struct WarpState {
   std::array<Tick, kMaxGroups> group_ready{};
   std::uint32_t groups_committed = 0;
   Tick stores_done = 0;
+  bool deferred_by_lsu = false;  // the pending op waited for the LSU (for the observer)
 };
 
 enum class WaitCause { None, Memory, Shared, Math, Barrier };
@@ -141,9 +143,26 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
   int next_cta = 0;
   Tick end = start;
 
+  AccessPath mem_path;
+  if (obs_) {
+    mem_.set_probe(&mem_path);
+    LaunchInfo info;
+    info.kernel = kernel.name();
+    info.start = start;
+    info.sm_count = nsm;
+    info.ctas = geo.ctas;
+    info.ctas_per_sm = st.ctas_per_sm;
+    info.warps_per_cta = geo.warps_per_cta;
+    info.sub_partitions = nsp;
+    info.barrier_latency = clock_.ticks(gpu_.async.barrier_latency.value);
+    obs_->kernel_begin(kernel, info);
+  }
+
   auto launch = [&](int slot, Tick t) {
     auto& cta = ctas[slot];
     const int cta_id = next_cta++;
+    cta.id = cta_id;
+    if (obs_) obs_->cta_begin(cta_id, slot, cta.sm, t);
     cta.warps_alive = geo.warps_per_cta;
     cta.at_barrier = 0;
     cta.barrier_arrival = t;
@@ -211,8 +230,10 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     auto& cta = ctas[w.cta_slot];
     cta.exit_time = std::max(cta.exit_time, t);
     cta.last_done = std::max({cta.last_done, t, w.stores_done});
+    if (obs_) obs_->warp_exited(wid, t);
     if (--cta.warps_alive == 0) {
       end = std::max(end, cta.last_done);
+      if (obs_) obs_->cta_end(cta.id, w.cta_slot, cta.sm, cta.exit_time, cta.last_done);
       if (next_cta < geo.ctas) launch(w.cta_slot, cta.exit_time + cta_launch_latency);
     }
   };
@@ -261,6 +282,16 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         break;
       }
       // The operation can issue now, subject to its resources.
+      // What the observer needs of the state before the operation (only when there is one).
+      Tick sched_before = 0, pipe_before = 0;
+      double tensor_before = 0, fma_before = 0, mio_before = 0;
+      if (obs_) {
+        sched_before = sp.sched_free;
+        pipe_before = sp.pipe_free[static_cast<int>(op.pipe)];
+        tensor_before = st.tensor_busy_cycles, fma_before = st.fma_busy_cycles;
+        mio_before = st.mio_busy_cycles;
+      }
+      Tick mem_done = -1;
       Tick s = std::max(now, sp.sched_free);
       const double n = double(op.count);
       bool blocked_at_barrier = false;
@@ -328,6 +359,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
             // scheduler and the LSU are free instead of reserving them ahead.
             st.stalls.issue += clock_.cycles(s - now);
             q.schedule(s, wid);
+            if (obs_) w.deferred_by_lsu = sm.lsu_free >= sp.sched_free;
             deferred = true;
             break;
           }
@@ -338,6 +370,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
                             : op.kind == OpKind::Atomic   ? MemOp::Atomic
                                                           : MemOp::Store;
           const Tick done = w.cur.segments.empty() ? s : mem_.access(w.sm, mop, w.cur.segments, s);
+          mem_done = done;
           if (op.kind == OpKind::GlobalLoad) {
             mark(op.writes, done, done, WaitCause::Memory);
           } else if (op.kind == OpKind::CpAsync) {
@@ -369,6 +402,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           if (++cta.at_barrier == cta.warps_alive) {
             const Tick release = cta.barrier_arrival + barrier_latency;
             cta.at_barrier = 0;
+            if (obs_) obs_->barrier_released(cta.id, w.cta_slot, release);
             for (int other : cta.warps) {
               auto& o = warps[other];
               if (other == wid || !o.blocked) continue;
@@ -389,6 +423,32 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           break;
       }
       if (deferred) break;
+      if (obs_) {
+        OpIssue e;
+        e.warp = wid;
+        e.cta = ctas[w.cta_slot].id;
+        e.cta_slot = w.cta_slot;
+        e.warp_in_cta = wid - w.cta_slot * geo.warps_per_cta;
+        e.sm = w.sm;
+        e.op = &op;
+        e.ready = ready;
+        e.issue = s;
+        e.next_issue = w.next_issue;
+        if (s > ready) {
+          e.wait = op.kind == OpKind::Math && pipe_before > sched_before ? IssueWait::Pipe
+                   : w.deferred_by_lsu                                   ? IssueWait::Lsu
+                                                                         : IssueWait::Scheduler;
+        }
+        e.slot_ready = w.slot_ready.data();
+        e.slot_chain = w.slot_chain.data();
+        e.mem_done = mem_done;
+        e.mem_path = mem_done >= 0 && !w.cur.segments.empty() ? &mem_path : nullptr;
+        e.tensor_busy = st.tensor_busy_cycles - tensor_before;
+        e.fma_busy = st.fma_busy_cycles - fma_before;
+        e.mio_busy = st.mio_busy_cycles - mio_before;
+        obs_->op_issued(e);
+        w.deferred_by_lsu = false;
+      }
       if (s > now) st.stalls.issue += clock_.cycles(s - now);
       st.warp_instructions += op.count;
       w.has_op = false;
@@ -401,6 +461,10 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
   }
   st.events = q.events_processed();
   st.end = end;
+  if (obs_) {
+    mem_.set_probe(nullptr);
+    obs_->kernel_end(st);
+  }
   return st;
 }
 

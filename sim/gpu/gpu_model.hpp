@@ -19,6 +19,7 @@
 #include "sim/core/time.hpp"
 #include "sim/gpu/kernel_model.hpp"
 #include "sim/gpu/memory_system.hpp"
+#include "sim/gpu/observer.hpp"
 
 namespace gemmsim::sim {
 
@@ -66,6 +67,9 @@ class GpuModel {
 
   const ClockDomain& sm_clock() const { return clock_; }
 
+  // Receives the run's events (traces, critical path); null (the default) costs nothing.
+  void set_observer(SimObserver* observer) { obs_ = observer; }
+
   // CTAs of `geometry` that fit on one SM, and the resource that limits it ("" if it fits).
   static int ctas_per_sm(const GpuSpec& gpu, const LaunchGeometry& g, std::string* limiter);
 
@@ -73,6 +77,7 @@ class GpuModel {
   const GpuSpec& gpu_;
   MemorySystem& mem_;
   ClockDomain clock_;
+  SimObserver* obs_ = nullptr;
 };
 
 }  // namespace gemmsim::sim

@@ -88,6 +88,9 @@ class KernelModel {
   virtual LaunchGeometry geometry() const = 0;
   virtual void begin_warp(WarpCursor& w, int cta, int warp) const = 0;
   virtual bool next_op(WarpCursor& w, Op& op) const = 0;
+  // What warp `warp` of a CTA does, for trace track names ("producer", "consumer", ...);
+  // empty when all warps do the same work.
+  virtual std::string warp_role(int /*warp*/) const { return {}; }
 };
 
 }  // namespace gemmsim::sim

@@ -112,6 +112,24 @@ struct MemorySystem::Impl {
 
   mutable MemoryCounters counters;
 
+  // ---- probe (traces): where the slowest line of an access spent its time ----
+  AccessPath* probe = nullptr;
+  AccessPath line_path;  // the line being served
+  Tick probe_done = 0;   // completion of the slowest line so far
+  // Queueing from now_ to `served`, charged to the server that finished last.
+  AccessPath queue_path(double f_port, double f_slice, Tick victim_gone, Tick served) const {
+    AccessPath p;
+    const Tick q = served - now_;
+    if (victim_gone > now_ && victim_gone >= ceil_tick(std::max(f_port, f_slice))) {
+      p.dram = q;
+    } else if (f_port >= f_slice) {
+      p.interconnect = q;
+    } else {
+      p.l2 = q;
+    }
+    return p;
+  }
+
   // ---- the request being served ----
   int sm_ = 0;
   MemOp op_ = MemOp::Load;
@@ -127,10 +145,16 @@ struct MemorySystem::Impl {
 
   int entry(std::uint64_t line);  // the pending entry of `line`, made if needed
   void add_store_bytes(int idx, std::uint64_t line, std::uint64_t lo, std::uint64_t hi);
-  void flush();  // serves the pending lines, folding their completion into done_
+  // Serves the pending lines, folding their completion into done_. kProbe: also fill the
+  // probe (a separate instantiation, so that runs without one pay nothing for it).
+  void flush() { probe ? flush_lines<true>() : flush_lines<false>(); }
+  template <bool kProbe>
+  void flush_lines();
+  template <bool kProbe>
   Tick serve_load(int i);
   // Serves sectors `need` of pending line i at L2 and returns when the last is done; if
   // `times` is given, also each sector's completion (the L1 needs them for its fill).
+  template <bool kProbe>
   [[gnu::always_inline]] inline Tick serve_l2(int i, std::uint8_t need, std::uint8_t full,
                                               L2Kind kind,
                                               std::array<Tick, SectoredCache::kMaxSectors>* times);
@@ -265,6 +289,7 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   dram_extra = clock.ticks(gpu.dram.latency.value);
 }
 
+template <bool kProbe>
 inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
                                          std::array<Tick, SectoredCache::kMaxSectors>* times) {
   const std::uint32_t slice = pend_slice[i];
@@ -314,6 +339,11 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     }
     set.valid(way) |= full;
     set.dirty(way) |= need;
+    if constexpr (kProbe) {
+      line_path = queue_path(f_port, f_slice, victim_gone, served);
+      line_path.l2 += l2_hit;
+      line_path.interconnect += far;
+    }
     return done;
   }
   counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
@@ -355,6 +385,25 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   }
   if (kind == L2Kind::Atomic) {
     set.dirty(way) |= need;
+  }
+  if constexpr (kProbe) {
+    // The line completes with its slowest sector: a hit (possibly waiting for a fill in
+    // flight, which comes from DRAM) or a miss (queued at the channel or behind the slice).
+    AccessPath p = queue_path(f_port, f_slice, victim_gone, served);
+    p.l2 += l2_hit;
+    p.interconnect += far;
+    if (misses && done > hit_done) {
+      const Tick chan_done = ceil_tick(channels[channel_of_line(pend_line[i])].free_ps);
+      if (chan_done > served) {
+        p = AccessPath{};
+        p.dram = chan_done - now_;
+        p.l2 = l2_hit;
+        p.interconnect = far;
+      }
+      p.dram += dram_extra;
+    }
+    p.dram += std::max(Tick{0}, done - now_ - p.total());  // a fill still in flight
+    line_path = p;
   }
   return done;
 }
@@ -405,7 +454,8 @@ void MemorySystem::Impl::add_store_bytes(int idx, std::uint64_t line, std::uint6
   }
 }
 
-void MemorySystem::Impl::flush() {
+template <bool kProbe>
+void MemorySystem::Impl::flush_lines() {
   // Locate every pending line first and start loading its sets' metadata, so that the host
   // memory misses of the lines of one request overlap instead of following one another.
   const bool use_l1 = op_ == MemOp::Load && l1_enabled;
@@ -423,13 +473,16 @@ void MemorySystem::Impl::flush() {
   }
   for (int i = 0; i < pending; ++i) {
     const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
+    if constexpr (kProbe) {
+      line_path = AccessPath{};
+    }
     Tick t = now_;
     switch (op_) {
       case MemOp::Load:
-        t = serve_load(i);
+        t = serve_load<kProbe>(i);
         break;
       case MemOp::LoadBypassL1:
-        t = serve_l2(i, mask, 0, L2Kind::Read, nullptr);
+        t = serve_l2<kProbe>(i, mask, 0, L2Kind::Read, nullptr);
         break;
       case MemOp::Store: {
         std::uint8_t full = 0;
@@ -438,24 +491,32 @@ void MemorySystem::Impl::flush() {
             full = static_cast<std::uint8_t>(full | (1u << s));
           }
         }
-        t = serve_l2(i, mask, full, L2Kind::Write, nullptr);
+        t = serve_l2<kProbe>(i, mask, full, L2Kind::Write, nullptr);
         break;
       }
       case MemOp::Atomic:
-        t = serve_l2(i, mask, 0, L2Kind::Atomic, nullptr);
+        t = serve_l2<kProbe>(i, mask, 0, L2Kind::Atomic, nullptr);
         break;
     }
     done_ = std::max(done_, t);
+    if (kProbe && t >= probe_done) {
+      probe_done = t;
+      probe->l1 = line_path.l1;
+      probe->interconnect = line_path.interconnect;
+      probe->l2 = line_path.l2;
+      probe->dram = line_path.dram;
+    }
   }
   pending = 0;
 }
 
+template <bool kProbe>
 Tick MemorySystem::Impl::serve_load(int i) {
   const std::uint64_t line = pend_line[i];
   const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
   if (!l1_enabled) {
     counters.l1_sector_misses += static_cast<std::uint64_t>(popcount(mask));
-    return serve_l2(i, mask, 0, L2Kind::Read, nullptr);
+    return serve_l2<kProbe>(i, mask, 0, L2Kind::Read, nullptr);
   }
   const SectoredCache::Set set = l1.set(pend_l1_set[i]);
   std::uint32_t way = set.find(line);
@@ -481,12 +542,20 @@ Tick MemorySystem::Impl::serve_load(int i) {
   }
   if (need) {
     std::array<Tick, SectoredCache::kMaxSectors> times{};
-    done = std::max(done, serve_l2(i, need, 0, L2Kind::Read, &times));
+    const Tick l1_done = done;
+    done = std::max(done, serve_l2<kProbe>(i, need, 0, L2Kind::Read, &times));
+    if (kProbe && hits && l1_done == done) {
+      line_path = AccessPath{};
+      line_path.l1 = done - now;
+    }
     for (unsigned m = need; m; m &= m - 1) {
       const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
       set.set_ready(way, s, times[s]);
     }
     set.valid(way) |= need;
+  } else if constexpr (kProbe) {
+    line_path = AccessPath{};
+    line_path.l1 = done - now;
   }
   return done;
 }
@@ -514,6 +583,13 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
   now_ = now;
   pending = 0;
   done_ = now;
+  std::uint64_t l2_bytes_before = 0, dram_bytes_before = 0;
+  if (probe) [[unlikely]] {
+    *probe = AccessPath{};
+    probe_done = now;
+    l2_bytes_before = counters.l2_bytes;
+    dram_bytes_before = counters.dram_bytes_read;
+  }
   const int ls = line_shift, ss = sector_shift;
   const std::uint64_t sector_index_mask = sectors_per_line - 1;
   const bool store = op == MemOp::Store;
@@ -549,6 +625,10 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
     }
   }
   flush();
+  if (probe) [[unlikely]] {
+    probe->l2_bytes = counters.l2_bytes - l2_bytes_before;
+    probe->dram_bytes = counters.dram_bytes_read - dram_bytes_before;
+  }
   return done_;
 }
 
@@ -594,6 +674,10 @@ const MemoryCounters& MemorySystem::counters() const {
   impl_->counters.dram_busy = static_cast<Tick>(std::llround(impl_->dram_busy_ps));
   impl_->counters.l2_busy = static_cast<Tick>(std::llround(impl_->l2_busy_ps));
   return impl_->counters;
+}
+
+void MemorySystem::set_probe(AccessPath* probe) {
+  impl_->probe = probe;
 }
 
 Tick MemorySystem::write_back_dirty(Tick now) {

@@ -71,6 +71,21 @@ struct MemoryCounters {
   }
 };
 
+// Where the time of one access() went, for its slowest line (the one that set the returned
+// completion): the parts sum to completion minus issue. Filled only while a probe is set
+// (MemorySystem::set_probe), for traces and critical-path attribution.
+struct AccessPath {
+  Tick l1 = 0;            // L1 hit latency, or waiting for an L1 fill already in flight
+  Tick interconnect = 0;  // the SM's port to the crossbar (serialisation, queueing) and the
+                          // far-partition latency
+  Tick l2 = 0;            // L2 slice queueing and the L2 hit latency
+  Tick dram = 0;          // DRAM channel queueing, DRAM latency, a fill still in flight, or
+                          // the write-back of the dirty victim the line displaced
+  std::uint64_t l2_bytes = 0;    // bytes this access moved between the SM and L2
+  std::uint64_t dram_bytes = 0;  // bytes this access read from DRAM
+  Tick total() const { return l1 + interconnect + l2 + dram; }
+};
+
 // Overrides of GpuSpec parameters for unit tests of the memory system.
 struct MemorySystemOptions {
   // Bytes per SM clock that the link between one SM and the L2 crossbar carries, reads and
@@ -100,6 +115,9 @@ class MemorySystem {
   Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now);
 
   const MemoryCounters& counters() const;
+
+  // While `probe` is not null, every access() also fills it with its AccessPath.
+  void set_probe(AccessPath* probe);
 
   // Writes every dirty L2 sector to DRAM at `now` (counted in dram_bytes_write) and leaves
   // the lines clean and resident; returns when the last channel has absorbed the data.

@@ -70,7 +70,8 @@ Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config) {
   return Frequency{std::min(gpu.clocks.sustained.hz, gpu.clocks.tensor_spec.hz)};
 }
 
-Prediction predict(const GpuSpec& spec, const GemmConfig& config, const GemmProblem& problem) {
+Prediction predict(const GpuSpec& spec, const GemmConfig& config, const GemmProblem& problem,
+                   sim::SimObserver* observer) {
   check_legal(config, problem, spec);
   GpuSpec gpu = spec;
   gpu.clocks.sustained = kernel_clock(spec, config);
@@ -85,6 +86,7 @@ Prediction predict(const GpuSpec& spec, const GemmConfig& config, const GemmProb
   const sim::ClockDomain clock(gpu.clocks.sustained);
   sim::MemorySystem memory(gpu, clock);
   sim::GpuModel model(gpu, memory);
+  model.set_observer(observer);
   const sim::Tick launch = sim::Tick(gpu.launch_overhead.ps());
 
   sim::Tick now = 0;
@@ -188,7 +190,7 @@ nlohmann::json to_json(const Prediction& p) {
                         {"time_us", l.time_us},
                         {"duration_us", l.duration_us},
                         {"ctas", l.ctas}});
-  return {
+  nlohmann::json j = {
       {"gpu", p.gpu_key},
       {"gpu_name", p.gpu_name},
       {"kernel", p.kernel},
@@ -214,6 +216,9 @@ nlohmann::json to_json(const Prediction& p) {
       {"simulated_events", p.events},
       {"simulated_warp_instructions", p.warp_instructions},
   };
+  if (!p.critical_path.empty())
+    j["critical_path"] = {{"total_us", p.critical_path_us}, {"shares", p.critical_path}};
+  return j;
 }
 
 std::string format_report(const Prediction& p) {
@@ -246,6 +251,11 @@ std::string format_report(const Prediction& p) {
   s += fmt::format("  smem conflicts {:.0f} extra wavefronts\n",
                    p.counters.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"));
   s += fmt::format("  bound          {}\n", p.bound);
+  if (!p.critical_path.empty()) {
+    s += fmt::format("  critical path  {:.2f} us, share per resource\n", p.critical_path_us);
+    for (const auto& [k, v] : p.critical_path)
+      s += fmt::format("    {:<20} {:>5.1f}%\n", k, 100 * v);
+  }
   return s;
 }
 

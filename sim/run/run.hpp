@@ -42,13 +42,19 @@ struct Prediction {
   std::vector<LaunchResult> launches;
   std::uint64_t events = 0;
   std::uint64_t warp_instructions = 0;
+  // Critical-path attribution (traces/), filled by the caller when it observed the run:
+  // share of the critical path per resource (sums to 1) and the path's length.
+  std::map<std::string, double> critical_path;
+  double critical_path_us = 0;
 };
 
 // The SM clock `config` runs at on `gpu`: clocks.sustained, capped at clocks.tensor_spec for
 // tensor-core kernels (see run.cpp).
 Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config);
 
-Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem);
+// `observer`, when given, sees every launch of the prediction (traces, critical path).
+Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
+                   sim::SimObserver* observer = nullptr);
 
 nlohmann::json to_json(const Prediction& p);
 nlohmann::json config_to_json(const GemmConfig& c);
