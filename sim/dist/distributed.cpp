@@ -380,6 +380,16 @@ void work_for_root(LocalPool& local) {
 
 }  // namespace
 
+void distribute(PointsOptions& run, DistributedOptions o) {
+  o.threads = run.threads;
+  o.progress = run.progress;
+  run.runner = [o = std::move(o)](std::size_t count, const PointFn& fn) {
+    auto outcomes = run_points_distributed(count, fn, o);
+    if (!outcomes) throw RankExit{0};
+    return std::move(*outcomes);
+  };
+}
+
 std::string journal_path(const std::string& output) {
   return output + ".journal";
 }
@@ -428,7 +438,7 @@ std::optional<std::vector<PointOutcome>> run_points_distributed(std::size_t coun
     MPI_Bcast(header, 3, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (header[0] != 0) {
       if (is_root()) std::rethrow_exception(root_error);
-      throw RootAborted{2};
+      throw RankExit{2};
     }
     const int differs = header[1] != count || header[2] != std::stoull(hash, nullptr, 16);
     int any_differs = 0;
@@ -438,7 +448,7 @@ std::optional<std::vector<PointOutcome>> run_points_distributed(std::size_t coun
         throw UserError(
             "the MPI ranks were given different points (count or inputs differ): every rank "
             "must read the same study files and flags (a shared file system, same gemmsim)");
-      throw RootAborted{2};
+      throw RankExit{2};
     }
     MPI_Allreduce(&threads, &total_threads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   }

@@ -46,12 +46,18 @@ struct DistributedOptions {
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
-// See the file comment. Throws UserError (on rank 0; RootAborted on the others) when the
+// See the file comment. Throws UserError (on rank 0; RankExit on the others) when the
 // output exists and neither `resume` nor `force` is set, when `resume` has nothing to
 // continue, or when the journal belongs to other inputs or is malformed.
 std::optional<std::vector<PointOutcome>> run_points_distributed(std::size_t count,
                                                                 const PointFn& fn,
                                                                 const DistributedOptions& o);
+
+// Makes run_points(count, fn, run) run distributed: run.runner calls run_points_distributed
+// with `o` (its threads and progress taken from `run`). On rank 0 the runner returns the
+// outcomes; on the other ranks it does not return: once their share of the points is done it
+// throws RankExit{0}, so that nothing after the run (output files, printing) happens there.
+void distribute(PointsOptions& run, DistributedOptions o);
 
 std::string journal_path(const std::string& output);
 

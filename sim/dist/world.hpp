@@ -11,10 +11,12 @@
 
 namespace gemmsim::dist {
 
-// Thrown on the ranks other than 0 when rank 0 stopped the run for a reason it reported
-// itself (bad input, an existing output): they exit with the same code and print nothing.
-struct RootAborted {
-  int exit_code = 2;
+// Thrown on the ranks other than 0 to end them quietly with `exit_code`: 0 when their share of
+// the points is done (rank 0 alone writes the output), 2 when rank 0 stopped the run for a
+// reason it reported itself (bad input, an existing output). main() returns the code and
+// prints nothing.
+struct RankExit {
+  int exit_code = 0;
 };
 
 class World {

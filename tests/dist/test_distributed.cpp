@@ -159,3 +159,23 @@ TEST_CASE("The output is replaced whole, never left half written", "[dist]") {
   CHECK_FALSE(std::filesystem::exists(out + ".partial"));
   CHECK_THROWS_AS(write_output(scratch("no_such_dir") + "/x/out.txt", "x"), UserError);
 }
+
+TEST_CASE("run_points made distributed keeps its outcomes and progress, and keeps a journal",
+          "[dist]") {
+  PointsOptions plain;
+  plain.threads = 2;
+  const auto expected = run_points(40, toy, plain);
+  PointsOptions run;
+  run.threads = 2;
+  std::size_t last = 0;
+  run.progress = [&](std::size_t done, std::size_t) { last = done; };
+  DistributedOptions o;
+  o.output = scratch("hooked.csv");
+  o.inputs = "hooked";
+  distribute(run, o);
+  require_same(run_points(40, toy, run), expected);
+  CHECK(last == 40);
+  CHECK(read_journal(journal_path(o.output), 40, inputs_hash("hooked")).points.size() == 40);
+  // The journal now guards the output: the same run again is refused without --resume.
+  CHECK_THROWS_WITH(run_points(40, toy, run), Catch::Contains("--resume"));
+}

@@ -48,10 +48,11 @@ int main(int argc, char** argv) {
     CLI::App app{"gemmsim_toy_study: a small study through sim/dist", "gemmsim_toy_study"};
     std::size_t points = 64;
     std::size_t stop_after = 0;
+    PointsOptions run;
     dist::DistributedOptions o;
     app.add_option("--points", points, "Number of points")->check(CLI::Range(1, 1 << 20));
     app.add_option("--output", o.output, "Output file")->required();
-    app.add_option("--threads", o.threads, "Threads per rank (0: cores / ranks on the host)");
+    app.add_option("--threads", run.threads, "Threads per rank (0: cores / ranks on the host)");
     app.add_flag("--resume", o.resume, "Continue from the output's journal");
     app.add_flag("--force", o.force, "Replace an existing output");
     app.add_option("--stop-after", stop_after, "Exit with code 3 after this many new points");
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
     const GpuSpec gpu = load_gpu("a100");
     o.inputs = fmt::format("toy_study points={}", points);
     std::size_t fresh = 0;
-    o.progress = [&](std::size_t, std::size_t) {
+    run.progress = [&](std::size_t, std::size_t) {
       if (stop_after > 0 && ++fresh >= stop_after) std::_Exit(3);
     };
     auto fn = [&](std::size_t i) {
@@ -88,17 +89,19 @@ int main(int argc, char** argv) {
                                              c.block_k, e.what()));
       }
     };
-    const auto outcomes = dist::run_points_distributed(points, fn, o);
-    if (!outcomes) return 0;  // not rank 0: it writes nothing
+    // As sweep and study do: the shared runner, made distributed. Ranks other than 0 leave
+    // it with RankExit once their share is done.
+    dist::distribute(run, o);
+    const auto outcomes = run_points(points, fn, run);
     std::string text;
-    for (std::size_t i = 0; i < outcomes->size(); ++i) {
-      const auto& oc = (*outcomes)[i];
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      const auto& oc = outcomes[i];
       text += oc.ok ? oc.row : nlohmann::json{{"failed", i}, {"error", oc.error}}.dump();
       text += '\n';
     }
     dist::write_output(o.output, text);
     return 0;
-  } catch (const dist::RootAborted& e) {
+  } catch (const dist::RankExit& e) {
     return e.exit_code;
   } catch (const UserError& e) {
     std::cerr << "gemmsim_toy_study: " << e.what() << "\n";
