@@ -19,6 +19,7 @@
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
 #include "sim/core/error.hpp"
+#include "sim/dist/world.hpp"
 #include "sim/run/run.hpp"
 #include "validate/compare/validate.hpp"
 
@@ -169,6 +170,16 @@ int run_predict(const PredictOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun every rank runs this main(): sweep and study spread their points over the
+  // ranks (sim/dist) and only rank 0 writes and prints. Input errors are the same on every
+  // rank (they read the same files), so only rank 0 reports them.
+  std::optional<dist::World> world;
+  try {
+    world.emplace(argc, argv);
+  } catch (const UserError& e) {
+    std::cerr << "gemmsim: " << e.what() << "\n";
+    return 2;
+  }
   CLI::App app{"gemmsim: a cycle-level simulator of GEMM kernels on NVIDIA GPUs", "gemmsim"};
   app.footer(kExamples);
   app.set_version_flag("--version", std::string("gemmsim ") + GEMMSIM_VERSION);
@@ -219,6 +230,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (!dist::is_root()) return e.get_exit_code() == 0 ? 0 : 2;
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
@@ -238,14 +250,20 @@ int main(int argc, char** argv) {
     }
     if (*val) return run_validate(vo, std::cout);
     return run_predict(o);
+  } catch (const dist::RankExit& e) {
+    return e.exit_code;  // an MPI rank other than 0: its points are done, or rank 0 stopped
   } catch (const HwError& e) {
-    std::cerr << "gemmsim: " << e.what() << "\n";
+    if (dist::is_root()) std::cerr << "gemmsim: " << e.what() << "\n";
     return 2;
   } catch (const UserError& e) {
-    std::cerr << "gemmsim: " << e.what() << "\n";
+    if (dist::is_root()) std::cerr << "gemmsim: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "gemmsim: error: " << e.what() << "\n";
+    // Not an input error, so it may be this rank's alone: every rank says it.
+    if (dist::is_root())
+      std::cerr << "gemmsim: error: " << e.what() << "\n";
+    else
+      std::cerr << "gemmsim: rank " << dist::rank() << ": error: " << e.what() << "\n";
     return 1;
   }
 }
