@@ -5,8 +5,12 @@
 #include <fstream>
 #include <iostream>
 
+#include "hw/describe.hpp"
+#include "hw/loader.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/dist/distributed.hpp"
+#include "sim/dist/world.hpp"
 #include "sim/run/study.hpp"
 
 namespace gemmsim::cli {
@@ -15,9 +19,15 @@ namespace {
 struct StudyCli {
   std::string file, out_dir = ".";
   int threads = 0;
-  bool force = false, no_plot = false;
+  bool force = false, resume = false, no_plot = false;
   std::string format = "png";
 };
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw UserError(fmt::format("cannot read '{}'", path));
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
 
 int run_study_command(const StudyCli& o) {
   if (o.format != "png" && o.format != "svg")
@@ -29,23 +39,32 @@ int run_study_command(const StudyCli& o) {
     throw UserError(fmt::format("--out '{}' is not a directory", o.out_dir));
   const std::string csv = (fs::path(o.out_dir) / (spec.name + ".csv")).string();
   const std::string image = (fs::path(o.out_dir) / (spec.name + "." + o.format)).string();
-  if (!o.force)
+  if (!o.force && !o.resume)
     for (const auto& p : {csv, image})
       if (fs::exists(p))
-        throw UserError(fmt::format("'{}' exists; pass --force to overwrite it or --out to choose "
-                                    "another directory", p));
+        throw UserError(fmt::format("'{}' exists; pass --force to overwrite it, --resume to "
+                                    "continue its run, or --out to choose another directory", p));
   PointsOptions run;
   run.threads = o.threads;
+  // Over MPI ranks when started by mpirun (rank 0 alone gets past run_study), and journaled
+  // next to the CSV so that --resume continues an interrupted run. The journal belongs to
+  // these inputs only: the study file, the base GPU description and this gemmsim.
+  dist::DistributedOptions d;
+  d.output = csv;
+  d.resume = o.resume;
+  d.force = o.force;
+  d.inputs = fmt::format("gemmsim {}\nstudy {}\n{}\nhw {}\n{}", GEMMSIM_VERSION, o.file,
+                         read_text(o.file), spec.hw, describe_json(load_gpu(spec.hw)).dump());
+  dist::distribute(run, d);
   const StudyResult r = run_study(spec, run);
-  {
-    std::ofstream f(csv);
-    if (!f) throw UserError(fmt::format("cannot write '{}'", csv));
-    f << study_csv(spec, r);
-  }
-  std::cout << fmt::format("gemmsim study {}: {} on {}, {} row(s), {} simulation(s) in {:.1f} s on {} "
-                           "thread(s)\n",
+  dist::write_output(csv, study_csv(spec, r));
+  const std::string workers =
+      dist::size() > 1 ? fmt::format("{} MPI ranks x {} thread(s)", dist::size(),
+                                     dist::threads_per_rank(o.threads))
+                       : fmt::format("{} thread(s)", r.threads);
+  std::cout << fmt::format("gemmsim study {}: {} on {}, {} row(s), {} simulation(s) in {:.1f} s on {}\n",
                            spec.name, spec.file, spec.hw, r.rows.size(), r.evaluations, r.seconds,
-                           r.threads);
+                           workers);
   if (!spec.description.empty()) std::cout << "  " << spec.description << "\n";
   for (const auto& row : r.rows) {
     std::string grid;
@@ -77,6 +96,8 @@ Subcommand add_study_command(CLI::App& parent) {
   s->add_option("--format", o->format, "Plot format: png or svg")->capture_default_str();
   s->add_option("--threads", o->threads, "Worker threads (default 0: all cores)");
   s->add_flag("--force", o->force, "Overwrite existing output files");
+  s->add_flag("--resume", o->resume,
+              "Continue an interrupted run from <name>.csv.journal (start one if there is none)");
   s->add_flag("--no-plot", o->no_plot, "Write the CSV only");
   return {s, [o] { return run_study_command(*o); }};
 }

@@ -13,6 +13,8 @@
 #include "sim/cli/commands.hpp"
 #include "sim/analytic/model.hpp"
 #include "sim/core/error.hpp"
+#include "sim/dist/distributed.hpp"
+#include "sim/dist/world.hpp"
 #include "sim/run/sweep.hpp"
 #include "sim/run/sweep_options.hpp"
 
@@ -61,7 +63,8 @@ int run_sweep_command(const SweepCli& o) {
   if (o.threads < 0) throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
 
   GpuSpec gpu = load_gpu(o.hw, o.overrides);
-  for (const auto& w : gpu.warnings) std::cerr << "gemmsim: warning: " << w << "\n";
+  if (dist::is_root())
+    for (const auto& w : gpu.warnings) std::cerr << "gemmsim: warning: " << w << "\n";
 
   // Output files: checked before any work, never overwritten without --force.
   std::string prefix = o.out;
@@ -85,7 +88,16 @@ int run_sweep_command(const SweepCli& o) {
                    std::string(std::size_t(width - filled), '.').c_str(), done, total);
       if (done == total) std::fprintf(stderr, "\n");
     };
+  // Under mpirun the configurations are spread over the ranks. Every rank gets every batch's
+  // outcomes (the branch and bound decides on them, identically everywhere); rank 0 alone
+  // writes and prints. A sweep keeps no journal: it is minutes, not days.
+  if (dist::size() > 1) {
+    dist::DistributedOptions d;
+    d.all_ranks = true;
+    dist::distribute(run, d);
+  }
   const SweepResult r = run_sweep(gpu, spec, run);
+  if (!dist::is_root()) return 0;
   for (std::size_t i = 0; i < r.outcomes.size(); ++i)
     if (!r.outcomes[i].ok)
       std::cerr << "gemmsim: sweep: " << kernel_name(r.configs[i]) << " failed: " << r.outcomes[i].error << "\n";

@@ -376,15 +376,36 @@ void work_for_root(LocalPool& local) {
   out.wait_all();
 }
 
+// Rank 0's outcomes to every rank (`outcomes` holds them on rank 0 and is filled on the
+// others), in pieces below MPI's int count limit.
+void broadcast_outcomes(std::vector<PointOutcome>& outcomes) {
+  std::vector<char> buf;
+  if (is_root()) {
+    Finished all;
+    all.reserve(outcomes.size());
+    for (std::size_t i = 0; i < outcomes.size(); ++i) all.emplace_back(i, outcomes[i]);
+    buf = encode_results(all);
+  }
+  std::uint64_t bytes = buf.size();
+  MPI_Bcast(&bytes, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  buf.resize(bytes);
+  constexpr std::uint64_t kPiece = 1u << 30;
+  for (std::uint64_t at = 0; at < bytes; at += kPiece)
+    MPI_Bcast(buf.data() + at, int(std::min(kPiece, bytes - at)), MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (is_root()) return;
+  for (auto& [i, o] : decode_results(buf)) outcomes.at(i) = std::move(o);
+}
+
 #endif  // GEMMSIM_HAVE_MPI
 
 }  // namespace
 
 void distribute(PointsOptions& run, DistributedOptions o) {
-  o.threads = run.threads;
-  o.progress = run.progress;
-  run.runner = [o = std::move(o)](std::size_t count, const PointFn& fn) {
-    auto outcomes = run_points_distributed(count, fn, o);
+  run.runner = [o = std::move(o)](std::size_t count, const PointFn& fn, const PointsOptions& call) {
+    DistributedOptions d = o;
+    d.threads = call.threads;
+    d.progress = call.progress;
+    auto outcomes = run_points_distributed(count, fn, d);
     if (!outcomes) throw RankExit{0};
     return std::move(*outcomes);
   };
@@ -456,19 +477,24 @@ std::optional<std::vector<PointOutcome>> run_points_distributed(std::size_t coun
 
   LocalPool local(fn, threads);
   try {
-    if (!is_root()) {
 #if GEMMSIM_HAVE_MPI
+    if (!is_root()) {
       work_for_root(local);
-#endif
-      return std::nullopt;
+      if (!o.all_ranks) return std::nullopt;
+      std::vector<PointOutcome> outcomes(count);
+      broadcast_outcomes(outcomes);
+      return outcomes;
     }
     Recorder rec{*prepared, count, o};
     Dispenser disp(prepared->done, total_threads);
-#if GEMMSIM_HAVE_MPI
     if (size() > 1) {
       coordinate(count, rec, local, disp);
+      if (o.all_ranks) broadcast_outcomes(prepared->outcomes);
       return std::move(prepared->outcomes);
     }
+#else
+    Recorder rec{*prepared, count, o};
+    Dispenser disp(prepared->done, total_threads);
 #endif
     while (rec.done < count) {
       while (local.pending() < std::size_t(local.threads()) && !disp.empty())

@@ -7,7 +7,7 @@
 //    shrink as the end nears (guided self-scheduling: points differ in cost by orders of
 //    magnitude, so static shares would leave ranks idle), evaluates points on its own threads
 //    too, gathers every outcome and returns them in index order; the other ranks return
-//    nullopt and must write nothing;
+//    nullopt (or, with `all_ranks`, the same outcomes) and must write nothing;
 //  - either of them resumed (`resume`): points recorded in the journal next to the output are
 //    taken from it, not evaluated again, and the returned outcomes are the ones an
 //    uninterrupted run returns.
@@ -44,6 +44,10 @@ struct DistributedOptions {
   std::string inputs;
   // Rank 0 only: called after each newly finished point with (points done, total).
   std::function<void(std::size_t, std::size_t)> progress;
+  // Every rank gets the outcomes (rank 0 broadcasts them), for callers whose next steps
+  // depend on them on every rank: the sweep's branch and bound runs batch after batch, and
+  // all ranks must take part in each. The ranks other than 0 still write nothing.
+  bool all_ranks = false;
 };
 
 // See the file comment. Throws UserError (on rank 0; RankExit on the others) when the
@@ -54,9 +58,10 @@ std::optional<std::vector<PointOutcome>> run_points_distributed(std::size_t coun
                                                                 const DistributedOptions& o);
 
 // Makes run_points(count, fn, run) run distributed: run.runner calls run_points_distributed
-// with `o` (its threads and progress taken from `run`). On rank 0 the runner returns the
-// outcomes; on the other ranks it does not return: once their share of the points is done it
-// throws RankExit{0}, so that nothing after the run (output files, printing) happens there.
+// with `o`, threads and progress taken from the PointsOptions of each call. On rank 0 the
+// runner returns the outcomes; on the other ranks it returns them too with `o.all_ranks`, and
+// otherwise does not return: once their share of the points is done it throws RankExit{0}, so
+// that nothing after the run (output files, printing) happens there.
 void distribute(PointsOptions& run, DistributedOptions o);
 
 std::string journal_path(const std::string& output);

@@ -35,6 +35,13 @@ ranks)
   # Two threads per rank as well: threads and ranks together.
   run 2 --points $points --threads 2 --output "$dir/ranks2x2.txt"
   cmp "$dir/local.txt" "$dir/ranks2x2.txt" || fail "2 ranks x 2 threads differ"
+  # Every rank given the outcomes (as the sweep's branch and bound needs): all the same.
+  run 3 --points $points --threads 1 --output "$dir/all.txt" --all-ranks > "$dir/digests.txt"
+  cmp "$dir/local.txt" "$dir/all.txt" || fail "--all-ranks output differs"
+  [ "$(grep -c "^rank [0-2]: $points points, digest" "$dir/digests.txt")" -eq 3 ] ||
+    fail "not every rank reported its outcomes: $(cat "$dir/digests.txt")"
+  [ "$(awk '{print $NF}' "$dir/digests.txt" | sort -u | wc -l)" -eq 1 ] ||
+    fail "ranks got different outcomes: $(cat "$dir/digests.txt")"
   ;;
 resume)
   set +e

@@ -20,6 +20,7 @@
 #include "kernels/common/legality.hpp"
 #include "sim/core/error.hpp"
 #include "sim/dist/distributed.hpp"
+#include "sim/dist/journal.hpp"
 #include "sim/dist/world.hpp"
 #include "sim/run/run.hpp"
 
@@ -56,6 +57,9 @@ int main(int argc, char** argv) {
     app.add_flag("--resume", o.resume, "Continue from the output's journal");
     app.add_flag("--force", o.force, "Replace an existing output");
     app.add_option("--stop-after", stop_after, "Exit with code 3 after this many new points");
+    app.add_flag("--all-ranks", o.all_ranks,
+                 "Every rank gets the outcomes and prints a digest of them: 'rank R: N points, "
+                 "digest H'");
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -99,7 +103,10 @@ int main(int argc, char** argv) {
       text += oc.ok ? oc.row : nlohmann::json{{"failed", i}, {"error", oc.error}}.dump();
       text += '\n';
     }
-    dist::write_output(o.output, text);
+    if (o.all_ranks)
+      std::cout << fmt::format("rank {}: {} points, digest {}\n", dist::rank(), outcomes.size(),
+                               dist::inputs_hash(text));
+    if (dist::is_root()) dist::write_output(o.output, text);
     return 0;
   } catch (const dist::RankExit& e) {
     return e.exit_code;
