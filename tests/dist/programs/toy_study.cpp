@@ -1,7 +1,8 @@
-// A small study run through sim/dist, for the MPI tests and the speed-up benchmark: real
-// predictions of small GEMMs on the A100 over a grid of problems and tiles, some of them
-// illegal (they fail with their inputs in the message, as a study's illegal points do). It is
-// the test bed of the distributed layer until `gemmsim study` runs on it.
+// A small study run through sim/dist for the MPI tests: real predictions of small GEMMs on
+// the A100 over a grid of problems and tiles, some of them illegal (they fail with their
+// inputs in the message, as a study's illegal points do). Unlike `gemmsim study` it can stop
+// itself after a given number of points (a killed job at a known point) and report what every
+// rank received (--all-ranks); tests/dist/mpi_study_check.sh runs `gemmsim study` itself.
 //
 //   gemmsim_toy_study --points N --output FILE [--threads T] [--resume | --force]
 //                     [--stop-after K]   (rank 0 exits with code 3 after K new points: a
