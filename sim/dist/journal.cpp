@@ -1,6 +1,9 @@
 #include "sim/dist/journal.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -102,12 +105,42 @@ JournalContents read_journal(const std::string& path, std::size_t count, const s
   return out;
 }
 
+namespace {
+
+// Opens `path` for appending (creating it) and takes an exclusive lock on it, so that two runs
+// writing the same journal (the same study started twice, or ranks started without an MPI
+// launcher) stop with an error instead of mixing their lines. The lock goes with the file's
+// closing. A file system without locks (some network ones) is used without.
+std::FILE* open_locked(const std::string& path, std::uintmax_t keep_bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw UserError(fmt::format("journal {}: cannot open it ({})", path, std::strerror(errno)));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    ::close(fd);
+    throw UserError(fmt::format(
+        "journal {}: in use by another gemmsim run (the same study started twice?)", path));
+  }
+  // Only now, under the lock, cut the file: to nothing for a new journal, after its last
+  // whole line for a resumed one.
+  if (::ftruncate(fd, off_t(keep_bytes)) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw UserError(fmt::format("journal {}: cannot cut it to {} bytes ({})", path, keep_bytes,
+                                std::strerror(e)));
+  }
+  std::FILE* f = ::fdopen(fd, "ab");
+  if (f == nullptr) {
+    ::close(fd);
+    throw UserError(fmt::format("journal {}: cannot open it ({})", path, std::strerror(errno)));
+  }
+  return f;
+}
+
+}  // namespace
+
 JournalWriter JournalWriter::create(const std::string& path, std::size_t count,
                                     const std::string& hash) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr)
-    throw UserError(fmt::format("journal {}: cannot create it ({})", path, std::strerror(errno)));
-  JournalWriter w(f, path);
+  JournalWriter w(open_locked(path, 0), path);
   w.write_line(header_line(count, hash));
   return w;
 }
@@ -115,16 +148,7 @@ JournalWriter JournalWriter::create(const std::string& path, std::size_t count,
 JournalWriter JournalWriter::resume(const std::string& path, std::uintmax_t valid_bytes,
                                     std::size_t count, const std::string& hash) {
   if (valid_bytes == 0) return create(path, count, hash);
-  std::error_code ec;
-  std::filesystem::resize_file(path, valid_bytes, ec);
-  if (ec)
-    throw UserError(
-        fmt::format("journal {}: cannot cut its torn last line ({})", path, ec.message()));
-  std::FILE* f = std::fopen(path.c_str(), "ab");
-  if (f == nullptr)
-    throw UserError(
-        fmt::format("journal {}: cannot append to it ({})", path, std::strerror(errno)));
-  return JournalWriter(f, path);
+  return JournalWriter(open_locked(path, valid_bytes), path);
 }
 
 JournalWriter::JournalWriter(JournalWriter&& other) noexcept

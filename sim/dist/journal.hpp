@@ -39,6 +39,8 @@ struct JournalContents {
 // UserError naming the file (and line) when it belongs to other inputs or is malformed.
 JournalContents read_journal(const std::string& path, std::size_t count, const std::string& hash);
 
+// Holds an exclusive lock (flock) on the journal while it is open: a second writer of the same
+// journal gets a UserError instead of mixing its lines in.
 class JournalWriter {
  public:
   // Starts a new journal at `path` (replacing any file there) with its header.

@@ -152,3 +152,17 @@ TEST_CASE("The inputs hash tells inputs apart and is stable across runs", "[dist
   CHECK(inputs_hash("a") == "af63dc4c8601ec8c");  // published FNV-1a test vector
   CHECK(inputs_hash("study A") != inputs_hash("study B"));
 }
+
+TEST_CASE("A journal being written cannot be opened by a second writer, and is left intact",
+          "[dist][journal]") {
+  const auto path = scratch("locked.journal");
+  auto first = JournalWriter::create(path, 4, kHash);
+  first.append(0, ok("{}"));
+  const auto before = slurp(path);
+  CHECK_THROWS_WITH(JournalWriter::create(path, 4, kHash), Catch::Contains("in use"));
+  CHECK_THROWS_WITH(JournalWriter::resume(path, before.size(), 4, kHash),
+                    Catch::Contains("in use"));
+  CHECK(slurp(path) == before);  // not truncated by the refused writers
+  first.append(1, ok("{}"));
+  CHECK(read_journal(path, 4, kHash).points.size() == 2);
+}
