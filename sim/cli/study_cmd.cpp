@@ -15,7 +15,7 @@ namespace {
 struct StudyCli {
   std::string file, out_dir = ".";
   int threads = 0;
-  bool force = false, no_plot = false;
+  bool force = false, no_plot = false, check = false;
   std::string format = "png";
 };
 
@@ -24,6 +24,10 @@ int run_study_command(const StudyCli& o) {
     throw UserError(fmt::format("--format '{}': expected png or svg", o.format));
   if (o.threads < 0) throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
   const StudySpec spec = load_study(o.file);
+  if (o.check) {
+    std::cout << fmt::format("{}: study '{}' is valid\n", o.file, spec.name);
+    return 0;
+  }
   namespace fs = std::filesystem;
   if (!fs::is_directory(o.out_dir))
     throw UserError(fmt::format("--out '{}' is not a directory", o.out_dir));
@@ -78,6 +82,7 @@ Subcommand add_study_command(CLI::App& parent) {
   s->add_option("--threads", o->threads, "Worker threads (default 0: all cores)");
   s->add_flag("--force", o->force, "Overwrite existing output files");
   s->add_flag("--no-plot", o->no_plot, "Write the CSV only");
+  s->add_flag("--check", o->check, "Only check the study file and its grid, run nothing");
   return {s, [o] { return run_study_command(*o); }};
 }
 
