@@ -40,4 +40,12 @@ double splitk_extra_us(const GpuSpec& gpu, const GemmConfig& c, const GemmProble
 
 constexpr int kOutputBytes = 4;  // every kernel writes fp32 C
 
+// The two-point method of models.md section 4: the line through (work, time) points 1 and 2;
+// throughput = dwork / dtime (work per second), startup = the intercept (at least 0).
+struct TwoPointFit {
+  double throughput = 0;
+  double startup_s = 0;
+};
+TwoPointFit fit_two_point(double w1, double t1, double w2, double t2);
+
 }  // namespace gemmsim::analytic

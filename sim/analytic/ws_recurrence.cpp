@@ -21,12 +21,6 @@
 
 namespace gemmsim::analytic {
 
-struct TwoPointFit {
-  double throughput = 0;  // work per second
-  double startup_s = 0;
-};
-
-// The line through (w1, t1) and (w2, t2): throughput = dw / dt, startup = intercept.
 TwoPointFit fit_two_point(double w1, double t1, double w2, double t2) {
   TwoPointFit f;
   f.throughput = (w2 - w1) / (t2 - t1);

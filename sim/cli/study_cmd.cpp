@@ -19,7 +19,7 @@ namespace {
 struct StudyCli {
   std::string file, out_dir = ".";
   int threads = 0;
-  bool force = false, resume = false, no_plot = false;
+  bool force = false, resume = false, no_plot = false, check = false;
   std::string format = "png";
 };
 
@@ -34,6 +34,10 @@ int run_study_command(const StudyCli& o) {
     throw UserError(fmt::format("--format '{}': expected png or svg", o.format));
   if (o.threads < 0) throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
   const StudySpec spec = load_study(o.file);
+  if (o.check) {
+    if (dist::is_root()) std::cout << fmt::format("{}: study '{}' is valid\n", o.file, spec.name);
+    return 0;
+  }
   namespace fs = std::filesystem;
   if (!fs::is_directory(o.out_dir))
     throw UserError(fmt::format("--out '{}' is not a directory", o.out_dir));
@@ -99,6 +103,7 @@ Subcommand add_study_command(CLI::App& parent) {
   s->add_flag("--resume", o->resume,
               "Continue an interrupted run from <name>.csv.journal (start one if there is none)");
   s->add_flag("--no-plot", o->no_plot, "Write the CSV only");
+  s->add_flag("--check", o->check, "Only check the study file and its grid, run nothing");
   return {s, [o] { return run_study_command(*o); }};
 }
 

@@ -141,6 +141,9 @@ std::vector<std::vector<std::string>> grid_points(const StudySpec& s) {
 std::vector<std::string> overrides_at(const StudySpec& s, const std::vector<std::string>& point) {
   std::vector<std::string> o = s.fixed_overrides;
   for (std::size_t i = 0; i < s.grid.size(); ++i) o.push_back(s.grid[i].first + "=" + point[i]);
+  const auto& first = s.grid[0].second;
+  const auto at = std::size_t(std::find(first.begin(), first.end(), point[0]) - first.begin());
+  for (const auto& [field, values] : s.linked) o.push_back(field + "=" + values[at]);
   return o;
 }
 
@@ -164,8 +167,8 @@ StudySpec load_study(const std::string& path) {
                                 e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) throw UserError(fmt::format("{}: expected a mapping of study keys", path));
-  rd.only_keys(root, "", {"name", "hw", "description", "set", "grid", "baseline", "problems",
-                          "dtype", "config", "search"});
+  rd.only_keys(root, "", {"name", "hw", "description", "set", "grid", "linked", "baseline",
+                          "problems", "dtype", "config", "search"});
   StudySpec s;
   s.file = path;
   for (const char* key : {"name", "hw", "grid", "problems", "config"})
@@ -188,6 +191,17 @@ StudySpec load_study(const std::string& path) {
     for (const auto& v : values)
       if (!seen.insert(v).second) rd.fail("grid." + field, fmt::format("value '{}' appears twice", v));
     s.grid.emplace_back(field, std::move(values));
+  }
+  if (root["linked"]) {
+    if (!root["linked"].IsMap()) rd.fail("linked", "expected a mapping of GPU fields to lists of values");
+    for (const auto& kv : root["linked"]) {
+      const std::string field = kv.first.as<std::string>();
+      auto values = rd.list(kv.second, "linked." + field);
+      if (values.size() != s.grid[0].second.size())
+        rd.fail("linked." + field, fmt::format("{} values, but grid.{} has {}: one per value",
+                                               values.size(), s.grid[0].first, s.grid[0].second.size()));
+      s.linked.emplace_back(field, std::move(values));
+    }
   }
   s.baseline = s.grid[0].second.front();
   if (root["baseline"]) {

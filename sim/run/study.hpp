@@ -11,6 +11,8 @@
 //   set: [l2.slices=80]             # optional fixed overrides applied at every point
 //   grid:                           # 1 or 2 GPU fields, each a list of values (YAML strings
 //     l2.size: [40MiB, 50MiB]       #   with units, as in configs/hw); the first is the x axis
+//   linked:                         # optional: fields set in lockstep with the first grid field
+//     sm.smem_carveouts: ["[0KiB, 64KiB]", "[0KiB, 228KiB]"]   # (one value per its value)
 //   baseline: 40MiB                 # optional: value of the first field speedups are relative
 //                                   #   to (default: its first value)
 //   problems: [4096x4096x4096]
@@ -43,6 +45,7 @@ struct StudySpec {
   std::string name, hw, description;
   std::vector<std::string> fixed_overrides;
   std::vector<std::pair<std::string, std::vector<std::string>>> grid;  // field -> values
+  std::vector<std::pair<std::string, std::vector<std::string>>> linked;  // follow grid[0]
   std::string baseline;  // a value of grid[0]
   std::vector<GemmProblem> problems;
   DType dtype = DType::F16;
