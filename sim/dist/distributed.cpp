@@ -135,8 +135,9 @@ class Dispenser {
   // Guided self-scheduling: a rank with `threads` of the job's threads gets its share of half
   // of what remains, so chunks shrink towards single points at the end and no rank is left
   // holding a long tail. The cap bounds the work a rank holds that others cannot take; 16
-  // points per thread are already >= 16 ms of work (the cheapest point simulates for about a
-  // millisecond), far above the time a request takes.
+  // points per thread are already tens of milliseconds of work (the cheapest points, 256^3
+  // problems, simulate in a few milliseconds), far above the time a request takes (a poll
+  // interval or two).
   std::vector<std::size_t> take_chunk(int threads) {
     const std::size_t share = remaining_ * std::size_t(threads) / (2 * std::size_t(total_threads_));
     const std::size_t n =
