@@ -14,7 +14,7 @@ mode=${1:-run}
 case "$mode" in run|test) ;; *) echo "usage: $0 [test]" >&2; exit 2 ;; esac
 
 packages=(cmake make g++ libyaml-cpp-dev libcli11-dev catch2 libboost-graph-dev
-          nlohmann-json3-dev libfmt-dev python3 libopenmpi-dev openmpi-bin)
+          nlohmann-json3-dev libfmt-dev python3 python3-matplotlib libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
