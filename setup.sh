@@ -6,7 +6,8 @@
 #
 # Dependencies are Debian packages; the CUDA Toolkit is expected at /usr/local/cuda (it is on
 # every project machine). Open MPI (libopenmpi-dev, openmpi-bin) is optional for the build: with
-# it, `mpirun gemmsim sweep|study` spreads points over ranks. BUILD_DIR (default: build) and JOBS (default: nproc) may be set.
+# it, `mpirun gemmsim sweep|study` spreads points over ranks. BUILD_DIR (default: build) and
+# JOBS (default: nproc) may be set.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
