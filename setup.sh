@@ -5,7 +5,9 @@
 #   ./setup.sh test     install what is missing, build, and run the test suite (ctest)
 #
 # Dependencies are Debian packages; the CUDA Toolkit is expected at /usr/local/cuda (it is on
-# every project machine). BUILD_DIR (default: build) and JOBS (default: nproc) may be set.
+# every project machine). Open MPI (libopenmpi-dev, openmpi-bin) is optional for the build: with
+# it, `mpirun gemmsim sweep|study` spreads points over ranks. BUILD_DIR (default: build) and
+# JOBS (default: nproc) may be set.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -13,7 +15,7 @@ mode=${1:-run}
 case "$mode" in run|test) ;; *) echo "usage: $0 [test]" >&2; exit 2 ;; esac
 
 packages=(cmake make g++ libyaml-cpp-dev libcli11-dev catch2 libboost-graph-dev
-          nlohmann-json3-dev libfmt-dev python3)
+          nlohmann-json3-dev libfmt-dev python3 python3-matplotlib libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

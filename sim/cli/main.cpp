@@ -3,6 +3,8 @@
 //   gemmsim --hw a100 --tiles 128x128x32                 one prediction (default problem)
 //   gemmsim hw show h100 [--json]                         a GPU description with its peaks
 //   gemmsim validate --data validate/data/h100 [--json]   predictions vs measurements
+//   gemmsim sweep --hw h100 --problem 4096x4096x4096     rank every legal configuration
+//   gemmsim study configs/studies/a100_h100_l2.yaml       what-if hardware grid
 //
 // Exit codes: 0 success, 2 bad input (flag, file, configuration), 1 anything else.
 #include <CLI/CLI.hpp>
@@ -18,7 +20,9 @@
 #include "hw/loader.hpp"
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
+#include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/dist/world.hpp"
 #include "sim/run/run.hpp"
 #include "traces/traces.hpp"
 #include "validate/compare/validate.hpp"
@@ -35,6 +39,9 @@ constexpr const char* kExamples = R"(Examples:
   gemmsim --hw a100 --set l2.size=80MiB --tiles 128x128x32        (what if L2 were twice as large?)
   gemmsim hw show h100 --json
   gemmsim validate --data validate/data/h100 --family pipelined
+  gemmsim validate --data validate/data/h100 --model cutlass-latency
+  gemmsim sweep --hw h100 --problem 4096x4096x4096 --dtype f16 [--library] [--best]
+  gemmsim study configs/studies/h100_dram_bandwidth.yaml
 
 Defaults: problem 4096x4096x4096, fp16 inputs with fp32 accumulation on tensor cores, the
 pipelined family, 2x2 warps, 3 stages where the GPU has cp.async (sm_80+) and 2 otherwise,
@@ -173,6 +180,16 @@ int run_predict(const PredictOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun every rank runs this main(): sweep and study spread their points over the
+  // ranks (sim/dist) and only rank 0 writes and prints. Input errors are the same on every
+  // rank (they read the same files), so only rank 0 reports them.
+  std::optional<dist::World> world;
+  try {
+    world.emplace(argc, argv);
+  } catch (const UserError& e) {
+    std::cerr << "gemmsim: " << e.what() << "\n";
+    return 2;
+  }
   CLI::App app{"gemmsim: a cycle-level simulator of GEMM kernels on NVIDIA GPUs", "gemmsim"};
   app.footer(kExamples);
   app.set_version_flag("--version", std::string("gemmsim ") + GEMMSIM_VERSION);
@@ -220,10 +237,17 @@ int main(int argc, char** argv) {
   val->add_option("--set", vo.overrides, "Override a GPU field, KEY.PATH=VALUE (repeatable)");
   val->add_option("--threads", vo.threads, "Worker threads (default: all cores)");
   val->add_option("--rows", vo.rows_csv, "Write every row's prediction and error to this CSV");
+  val->add_option("--model", vo.model,
+                  "des (simulator), cutlass-latency, ws-recurrence, roofline or cosma (ranking only)")
+      ->capture_default_str();
+
+  const cli::Subcommand sweep_cmd = cli::add_sweep_command(app);
+  const cli::Subcommand study_cmd = cli::add_study_command(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (!dist::is_root()) return e.get_exit_code() == 0 ? 0 : 2;
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
@@ -242,15 +266,23 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*val) return run_validate(vo, std::cout);
+    if (*sweep_cmd.app) return sweep_cmd.run();
+    if (*study_cmd.app) return study_cmd.run();
     return run_predict(o);
+  } catch (const dist::RankExit& e) {
+    return e.exit_code;  // an MPI rank other than 0: its points are done, or rank 0 stopped
   } catch (const HwError& e) {
-    std::cerr << "gemmsim: " << e.what() << "\n";
+    if (dist::is_root()) std::cerr << "gemmsim: " << e.what() << "\n";
     return 2;
   } catch (const UserError& e) {
-    std::cerr << "gemmsim: " << e.what() << "\n";
+    if (dist::is_root()) std::cerr << "gemmsim: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "gemmsim: error: " << e.what() << "\n";
+    // Not an input error, so it may be this rank's alone: every rank says it.
+    if (dist::is_root())
+      std::cerr << "gemmsim: error: " << e.what() << "\n";
+    else
+      std::cerr << "gemmsim: rank " << dist::rank() << ": error: " << e.what() << "\n";
     return 1;
   }
 }

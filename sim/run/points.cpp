@@ -14,6 +14,7 @@ int resolve_threads(int threads) {
 }
 
 std::vector<PointOutcome> run_points(std::size_t count, const PointFn& fn, const PointsOptions& o) {
+  if (o.runner) return o.runner(count, fn, o);
   std::vector<PointOutcome> out(count);
   std::atomic<std::size_t> next{0};
   std::size_t done = 0;

@@ -29,6 +29,10 @@ struct PointsOptions {
   // Called after each finished point with (points done, total), serialized (never from two
   // threads at once). Optional.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Where the points run instead, when set: sim/dist's MPI ranks and resume journal
+  // (dist::distribute), given these options. Null: on `threads` threads of this process.
+  std::function<std::vector<PointOutcome>(std::size_t, const PointFn&, const PointsOptions&)>
+      runner;
 };
 
 // Evaluates fn(0..count-1) on `threads` threads; outcome i belongs to point i.

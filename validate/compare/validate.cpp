@@ -14,6 +14,8 @@
 
 #include "hw/loader.hpp"
 #include "kernels/common/kernel_name.hpp"
+#include "kernels/common/legality.hpp"
+#include "sim/analytic/model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
 #include "validate/compare/counters.hpp"
@@ -151,6 +153,8 @@ std::vector<MeasuredRow> read_measurements(const std::string& dir) {
 std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const ValidateOptions& o,
                                      std::vector<std::string>* failures) {
   const GpuSpec base = load_gpu(o.hw, o.overrides);
+  const std::unique_ptr<PerformanceModel> model = o.model == "des" ? nullptr : make_model(o.model);
+  std::vector<std::vector<double>> rank_keys(rows.size());
   std::vector<RowResult> out(rows.size());
   std::vector<std::string> errors(rows.size());
   std::atomic<std::size_t> next{0};
@@ -160,6 +164,16 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
       GpuSpec gpu = base;
       if (o.use_row_clock && r.sm_clock_mhz > 0) gpu.clocks.sustained = Frequency{r.sm_clock_mhz * 1e6};
       try {
+        if (model) {
+          check_legal(r.config, r.problem, gpu);
+          const Estimate e = model->estimate(gpu, r.config, r.problem);
+          out[i].row = r;
+          out[i].predicted_us = e.time_us;
+          out[i].error_pct = (e.time_us - r.median_us) / r.median_us * 100.0;
+          out[i].bound = e.bound;
+          rank_keys[i] = e.rank_key;
+          continue;
+        }
         const Prediction p = predict(gpu, r.config, r.problem);
         out[i].row = r;
         out[i].predicted_us = p.time_us;
@@ -177,6 +191,22 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
   for (int t = 1; t < n; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
+  if (model && !model->predicts_time()) {
+    // Ranking-only model: each row's "prediction" is its rank among its problem's rows.
+    std::map<std::string, std::vector<std::size_t>> by_problem;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (errors[i].empty()) by_problem[problem_key(rows[i])].push_back(i);
+    for (auto& [key, idx] : by_problem) {
+      std::stable_sort(idx.begin(), idx.end(),
+                       [&](std::size_t a, std::size_t b) { return rank_keys[a] < rank_keys[b]; });
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        // Equal keys share a rank, so ties are not broken by file order.
+        const bool tie = k > 0 && rank_keys[idx[k]] == rank_keys[idx[k - 1]];
+        out[idx[k]].predicted_us = tie ? out[idx[k - 1]].predicted_us : double(k + 1);
+        out[idx[k]].error_pct = 0;
+      }
+    }
+  }
   std::vector<RowResult> ok;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (errors[i].empty()) {
@@ -276,7 +306,19 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
   const std::vector<RowResult> results = simulate_rows(rows, o, &failures);
   nlohmann::json j = validation_json(results, o);
   j["failed_rows"] = failures;
-  j["counters"] = compare_counters(results, read_counters(o.data_dir));
+  j["model"] = o.model;
+  const bool ranking_only = o.model != "des" && !make_model(o.model)->predicts_time();
+  if (ranking_only) {
+    // No time: only the ranking statistics mean anything.
+    auto strip = [](nlohmann::json& s) {
+      for (const char* k : {"mape_pct", "median_pct", "p95_pct", "max_pct"}) s.erase(k);
+    };
+    strip(j);
+    for (auto& [f, s] : j["by_family"].items()) strip(s);
+    j.erase("worst");
+    j["ranking_only"] = true;
+  }
+  if (o.model == "des") j["counters"] = compare_counters(results, read_counters(o.data_dir));
   for (const auto& f : failures) std::cerr << "gemmsim: row not simulated: " << f << "\n";
   if (!o.rows_csv.empty()) {
     std::ofstream f(o.rows_csv);
@@ -309,10 +351,25 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
                        s["p95_pct"].get<double>(), s["max_pct"].get<double>(),
                        s["spearman_mean"].get<double>(), s["top1_regret_pct_mean"].get<double>());
   };
-  out << fmt::format("gemmsim validate: {} rows of {} predicted with {}\n", results.size(), o.data_dir, o.hw);
+  if (ranking_only) {
+    out << fmt::format("gemmsim validate: {} rows of {} ranked with {} on {} (a ranking model: "
+                       "ranking statistics only, no time, no MAPE)\n",
+                       results.size(), o.data_dir, o.model, o.hw);
+    auto rank_line = [&](const std::string& name, const nlohmann::json& s) {
+      out << fmt::format("  {:<18} n={:<4} problems {:<3} Spearman {:5.3f}  top-1 regret {:5.2f}%\n",
+                         name, s["n"].get<int>(), s["problems_ranked"].get<int>(),
+                         s["spearman_mean"].get<double>(), s["top1_regret_pct_mean"].get<double>());
+    };
+    rank_line("all", j);
+    for (const auto& [f, s] : j["by_family"].items()) rank_line(f, s);
+    if (!failures.empty()) out << fmt::format("  {} row(s) could not be ranked (see above)\n", failures.size());
+    return code;
+  }
+  out << fmt::format("gemmsim validate: {} rows of {} predicted with {}{}\n", results.size(),
+                     o.data_dir, o.hw, o.model == "des" ? "" : " by the " + o.model + " model");
   line("all", j);
   for (const auto& [f, s] : j["by_family"].items()) line(f, s);
-  if (!j["counters"].empty()) {
+  if (j.contains("counters") && !j["counters"].empty()) {
     out << "  counters (profiled rows, main kernel):\n";
     for (const auto& [name, c] : j["counters"].items()) {
       if (c.contains("mean_abs_diff_pp"))

@@ -30,6 +30,10 @@ struct ValidateOptions {
   int threads = 0;  // 0: all cores
   bool use_row_clock = true;
   std::string rows_csv;  // if set, write one line per simulated row here
+  // The model predicting each row (sim/analytic/model.hpp): des (the simulator) or a baseline.
+  // A ranking-only model (cosma) gets ranking statistics only: its predicted_us is the row's
+  // rank among its problem's rows (1 = first choice).
+  std::string model = "des";
 };
 
 // One measured row, parsed.

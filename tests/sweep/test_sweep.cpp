@@ -1,0 +1,181 @@
+// Enumeration, the sweep's fast paths and its command line.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+
+#include "hw/loader.hpp"
+#include "kernels/common/enumerate.hpp"
+#include "kernels/common/kernel_name.hpp"
+#include "kernels/common/legality.hpp"
+#include "sim/run/run.hpp"
+#include "sim/run/sweep.hpp"
+
+using namespace gemmsim;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(GEMMSIM_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), int(buf.size()), p)) r.out += buf.data();
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+GemmConfig base_of(GemmConfig c) {
+  c.split_k = 1;
+  c.split_k_mode = SplitKMode::Atomic;
+  c.swizzle = 1;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("Enumeration yields only legal configurations, each once, in a fixed order", "[sweep]") {
+  const GpuSpec gpu = load_gpu("h100");
+  const GemmProblem p{1024, 1024, 1024};
+  EnumerateOptions o;
+  o.dtype = DType::BF16;
+  const Enumeration a = enumerate_configs(gpu, p, o), b = enumerate_configs(gpu, p, o);
+  REQUIRE(a.legal.size() > 100);
+  CHECK(a.legal == b.legal);
+  CHECK(a.candidates > (long long)a.legal.size());
+  for (const auto& c : a.legal) REQUIRE_FALSE(legality_violation(c, p, gpu));
+  std::vector<std::string> names;
+  for (const auto& c : a.legal) names.push_back(kernel_name(c));
+  std::sort(names.begin(), names.end());
+  CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
+}
+
+TEST_CASE("Warp-specialized candidates are generated and left to the legality check", "[sweep]") {
+  const GpuSpec gpu = load_gpu("h100");
+  EnumerateOptions o;
+  o.families = {Family::WarpSpecialized};
+  o.split_k = {1};
+  o.swizzle = {1};
+  const Enumeration e = enumerate_configs(gpu, {4096, 4096, 4096}, o);
+  // 2 variants x (Hopper 2 consumer counts; Ampere 1 + 2 layouts) x 9 tiles x 3 K tiles x 6 stages
+  CHECK(e.candidates == (2 + 3) * 9 * 3 * 6);
+  for (const auto& c : e.legal) CHECK(c.family == Family::WarpSpecialized);
+}
+
+TEST_CASE("--library restricts the sweep to the kernel library's tiles", "[sweep]") {
+  const GpuSpec gpu = load_gpu("h100");
+  EnumerateOptions o;
+  o.dtype = DType::F16;
+  o.library_only = true;
+  const Enumeration e = enumerate_configs(gpu, {2048, 2048, 2048}, o);
+  const auto lib = library_configs();
+  REQUIRE(!e.legal.empty());
+  for (const auto& c : e.legal)
+    CHECK(std::find(lib.begin(), lib.end(), base_of(c)) != lib.end());
+  // Every split-K value of the space appears (run-time knobs of every library kernel).
+  CHECK(std::any_of(e.legal.begin(), e.legal.end(), [](const auto& c) { return c.split_k == 16; }));
+}
+
+TEST_CASE("Extrapolation from reduced K is exact when K is short and close when it is long", "[sweep]") {
+  const GpuSpec gpu = load_gpu("h100");
+  GemmConfig c;
+  c.smem_layout = SmemLayout::Swizzled;
+  bool extrapolated = true;
+  const GemmProblem short_k{512, 512, 256};  // 8 K-tiles: simulated exactly
+  CHECK(extrapolated_time_us(gpu, c, short_k, 8, 16, &extrapolated) == predict(gpu, c, short_k).time_us);
+  CHECK_FALSE(extrapolated);
+  const GemmProblem long_k{1024, 1024, 4096};  // 128 K-tiles
+  const double fast = extrapolated_time_us(gpu, c, long_k, 8, 16, &extrapolated);
+  CHECK(extrapolated);
+  CHECK(fast == Approx(predict(gpu, c, long_k).time_us).epsilon(0.10));
+}
+
+TEST_CASE("A sweep gives the same rows for any thread count, and pruning keeps the best",
+          "[sweep]") {
+  const GpuSpec gpu = load_gpu("h100");
+  SweepSpec s;
+  s.problem = {256, 512, 512};
+  s.space.dtype = DType::F16;
+  s.space.library_only = true;
+  s.space.split_k = {1, 2};
+  s.space.swizzle = {1};
+  s.keep = 3;
+  PointsOptions one, two;
+  one.threads = 1;
+  two.threads = 2;
+  const SweepResult a = run_sweep(gpu, s, one), b = run_sweep(gpu, s, two);
+  CHECK(sweep_csv(a) == sweep_csv(b));
+  CHECK(a.pruned > 0);
+  s.prune = false;
+  const SweepResult all = run_sweep(gpu, s, two);
+  CHECK(all.pruned == 0);
+  REQUIRE(all.simulated == all.configs.size());
+  for (std::size_t k = 0; k < 3; ++k)
+    CHECK(all.rows[all.ranking[k]]["kernel"] == a.rows[a.ranking[k]]["kernel"]);
+}
+
+TEST_CASE("sweep --best prints one kernel name of the library", "[sweep][cli]") {
+  const Result r = run("sweep --hw h100 --problem 256x256x512 --library --split-k 1 --swizzle 1 --best");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("gemmsim_tensorop_f16_16816gemm_"));
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+}
+
+TEST_CASE("sweep writes CSV and JSON and never overwrites them without --force", "[sweep][cli]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "gemmsim_test_sweep";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string prefix = (dir / "s").string();
+  const std::string args = "sweep --hw h100 --problem 256x256x256 --dtype bf16 --library --split-k 1,2 "
+                           "--swizzle 1 --no-progress --out " + prefix;
+  const Result first = run(args);
+  REQUIRE(first.code == 0);
+  CHECK_THAT(first.out, Catch::Contains("rank"));
+  std::ifstream csv(prefix + ".csv");
+  std::string header;
+  std::getline(csv, header);
+  CHECK_THAT(header, Catch::StartsWith("rank,kernel,family"));
+  CHECK(fs::exists(prefix + ".json"));
+  const Result again = run(args);
+  CHECK(again.code == 2);
+  CHECK_THAT(again.out, Catch::Contains("--force"));
+  CHECK(run(args + " --force").code == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("Bad sweep flags are clear errors with exit code 2", "[sweep][cli]") {
+  struct Bad {
+    const char* args;
+    const char* message;
+  };
+  const Bad cases[] = {
+      {"sweep --hw h100 --split-k 0", "--split-k '0'"},
+      {"sweep --hw h100 --split-k 1,1", "appears twice"},
+      {"sweep --hw h100 --swizzle 3", "--swizzle '3'"},
+      {"sweep --hw h100 --reduced-k 16,8", "--reduced-k '16,8'"},
+      {"sweep --hw h100 --problem 10x10", "--problem '10x10'"},
+      {"sweep --hw h100 --model magic", "--model 'magic'"},
+      {"sweep --hw h100 --kernel fast", "--kernel 'fast'"},
+      {"sweep --hw h100 --dtype f8", "--dtype 'f8'"},
+      {"sweep --hw t4 --dtype bf16 --best", "no legal configuration"},
+      {"sweep --problem 64x64x64", "--hw"},
+  };
+  for (const auto& b : cases) {
+    const Result r = run(b.args);
+    INFO(b.args << "\n" << r.out);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.out, Catch::Contains(b.message));
+  }
+}
