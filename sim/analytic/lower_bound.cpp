@@ -27,7 +27,11 @@ TimeBound simulated_time_lower_bound(const GpuSpec& gpu, const GemmConfig& c, co
   const double tile_fma = double(c.block_m) * c.block_n;
   const double fma_s = per_sm(tile_fma * double(l.tiles_m * l.tiles_n) * k_cov, tile_fma * k_cta) /
                        fma_per_s_per_sm(gpu, c);
-  const double frag = (double(c.warp_tile_m()) + c.warp_tile_n()) * e * c.compute_warps();
+  // wgmma reads its operands from shared memory through descriptors, not as per-warp
+  // fragments: no shared-port term for the Hopper warp-specialized variant.
+  const bool wgmma = c.family == Family::WarpSpecialized && c.ws_variant == WsVariant::Hopper;
+  const double frag =
+      wgmma ? 0.0 : (double(c.warp_tile_m()) + c.warp_tile_n()) * e * c.compute_warps();
   const double smem_s = per_sm(frag * double(l.tiles_m * l.tiles_n) * k_cov, frag * k_cta) /
                         smem_bytes_per_s_per_sm(gpu);
   // A tile rows inside the problem times N tiles, likewise B.

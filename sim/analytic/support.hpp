@@ -26,7 +26,7 @@ struct Launch {
 Launch launch_of(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p);
 
 // Per SM, at the sustained clock.
-double fma_per_s_per_sm(const GpuSpec& gpu, const GemmConfig& c);   // mma.sync or FFMA rate
+double fma_per_s_per_sm(const GpuSpec& gpu, const GemmConfig& c);   // mma.sync, wgmma or FFMA rate
 double smem_bytes_per_s_per_sm(const GpuSpec& gpu);
 double l2_port_bytes_per_s_per_sm(const GpuSpec& gpu);
 double dram_bytes_per_s(const GpuSpec& gpu);  // sustained (measured streaming) bandwidth
