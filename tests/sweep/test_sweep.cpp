@@ -73,7 +73,7 @@ TEST_CASE("Warp-specialized candidates are generated and left to the legality ch
   for (const auto& c : e.legal) CHECK(c.family == Family::WarpSpecialized);
 }
 
-TEST_CASE("--library restricts the sweep to the kernel library's tiles", "[sweep]") {
+TEST_CASE("A library-only sweep keeps to the kernel library's tiles", "[sweep]") {
   const GpuSpec gpu = load_gpu("h100");
   EnumerateOptions o;
   o.dtype = DType::F16;
