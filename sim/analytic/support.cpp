@@ -51,7 +51,9 @@ double l2_port_bytes_per_s_per_sm(const GpuSpec& gpu) {
   return gpu.l2.port_bytes_per_clk * gpu.clocks.sustained.hz;
 }
 
-double dram_bytes_per_s(const GpuSpec& gpu) { return gpu.dram.sustained.bytes_per_s; }
+double dram_bytes_per_s(const GpuSpec& gpu) {
+  return gpu.dram.sustained.bytes_per_s;
+}
 
 int instruction_k(const GpuSpec& gpu, const GemmConfig& c) {
   if (!c.tensor_core()) return 1;

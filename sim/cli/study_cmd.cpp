@@ -22,7 +22,8 @@ struct StudyCli {
 int run_study_command(const StudyCli& o) {
   if (o.format != "png" && o.format != "svg")
     throw UserError(fmt::format("--format '{}': expected png or svg", o.format));
-  if (o.threads < 0) throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
+  if (o.threads < 0)
+    throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
   const StudySpec spec = load_study(o.file);
   if (o.check) {
     std::cout << fmt::format("{}: study '{}' is valid\n", o.file, spec.name);
@@ -36,8 +37,10 @@ int run_study_command(const StudyCli& o) {
   if (!o.force)
     for (const auto& p : {csv, image})
       if (fs::exists(p))
-        throw UserError(fmt::format("'{}' exists; pass --force to overwrite it or --out to choose "
-                                    "another directory", p));
+        throw UserError(
+            fmt::format("'{}' exists; pass --force to overwrite it or --out to choose "
+                        "another directory",
+                        p));
   PointsOptions run;
   run.threads = o.threads;
   const StudyResult r = run_study(spec, run);
@@ -46,14 +49,15 @@ int run_study_command(const StudyCli& o) {
     if (!f) throw UserError(fmt::format("cannot write '{}'", csv));
     f << study_csv(spec, r);
   }
-  std::cout << fmt::format("gemmsim study {}: {} on {}, {} row(s), {} simulation(s) in {:.1f} s on {} "
-                           "thread(s)\n",
-                           spec.name, spec.file, spec.hw, r.rows.size(), r.evaluations, r.seconds,
-                           r.threads);
+  std::cout << fmt::format(
+      "gemmsim study {}: {} on {}, {} row(s), {} simulation(s) in {:.1f} s on {} "
+      "thread(s)\n",
+      spec.name, spec.file, spec.hw, r.rows.size(), r.evaluations, r.seconds, r.threads);
   if (!spec.description.empty()) std::cout << "  " << spec.description << "\n";
   for (const auto& row : r.rows) {
     std::string grid;
-    for (const auto& [k, v] : row["grid"].items()) grid += fmt::format("{}={} ", k, v.get<std::string>());
+    for (const auto& [k, v] : row["grid"].items())
+      grid += fmt::format("{}={} ", k, v.get<std::string>());
     std::cout << fmt::format("  {:<28} {:<18} {:>10.2f} us  x{:<6.3f} {} ({})\n", grid,
                              row["problem"].get<std::string>(), row["time_us"].get<double>(),
                              row["speedup"].get<double>(), row["kernel"].get<std::string>(),
@@ -63,7 +67,8 @@ int run_study_command(const StudyCli& o) {
   if (o.no_plot) return 0;
   const std::string why = plot_study(spec, csv, image);
   if (!why.empty()) {
-    std::cerr << "gemmsim: study: plot not made: " << why << " (the CSV is written; --no-plot skips the plot)\n";
+    std::cerr << "gemmsim: study: plot not made: " << why
+              << " (the CSV is written; --no-plot skips the plot)\n";
     return 1;
   }
   std::cout << "  plot: " << image << "\n";
@@ -77,7 +82,8 @@ Subcommand add_study_command(CLI::App& parent) {
   CLI::App* s = parent.add_subcommand(
       "study", "What-if hardware study: a grid of GPU overrides x problems, CSV and plot");
   s->add_option("file", o->file, "Study YAML (see configs/studies/)")->required();
-  s->add_option("--out", o->out_dir, "Directory for <name>.csv and the plot")->capture_default_str();
+  s->add_option("--out", o->out_dir, "Directory for <name>.csv and the plot")
+      ->capture_default_str();
   s->add_option("--format", o->format, "Plot format: png or svg")->capture_default_str();
   s->add_option("--threads", o->threads, "Worker threads (default 0: all cores)");
   s->add_flag("--force", o->force, "Overwrite existing output files");
