@@ -103,7 +103,8 @@ Enumeration enumerate_configs(const GpuSpec& gpu, const GemmProblem& p, const En
   std::vector<GemmConfig> base;
   if (o.library_only) {
     for (const GemmConfig& c : library_configs())
-      if (c.dtype == o.dtype && std::find(families.begin(), families.end(), c.family) != families.end())
+      if (c.dtype == o.dtype &&
+          std::find(families.begin(), families.end(), c.family) != families.end())
         base.push_back(c);
   } else {
     for (Family f : families) base_configs(f, o.dtype, gpu, base);

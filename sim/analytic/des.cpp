@@ -23,6 +23,8 @@ class Des final : public PerformanceModel {
 
 }  // namespace
 
-std::unique_ptr<PerformanceModel> make_des() { return std::make_unique<Des>(); }
+std::unique_ptr<PerformanceModel> make_des() {
+  return std::make_unique<Des>();
+}
 
 }  // namespace gemmsim::analytic

@@ -8,7 +8,8 @@
 
 namespace gemmsim {
 
-TimeBound simulated_time_lower_bound(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p) {
+TimeBound simulated_time_lower_bound(const GpuSpec& gpu, const GemmConfig& c,
+                                     const GemmProblem& p) {
   using namespace analytic;
   const Launch l = launch_of(gpu, c, p);
   const double hz = gpu.clocks.sustained.hz;
@@ -27,15 +28,20 @@ TimeBound simulated_time_lower_bound(const GpuSpec& gpu, const GemmConfig& c, co
   const double tile_fma = double(c.block_m) * c.block_n;
   const double fma_s = per_sm(tile_fma * double(l.tiles_m * l.tiles_n) * k_cov, tile_fma * k_cta) /
                        fma_per_s_per_sm(gpu, c);
-  const double frag = (double(c.warp_tile_m()) + c.warp_tile_n()) * e * c.compute_warps();
+  // wgmma reads its operands from shared memory through descriptors, not as per-warp
+  // fragments: no shared-port term for the Hopper warp-specialized variant.
+  const bool wgmma = c.family == Family::WarpSpecialized && c.ws_variant == WsVariant::Hopper;
+  const double frag =
+      wgmma ? 0.0 : (double(c.warp_tile_m()) + c.warp_tile_n()) * e * c.compute_warps();
   const double smem_s = per_sm(frag * double(l.tiles_m * l.tiles_n) * k_cov, frag * k_cta) /
                         smem_bytes_per_s_per_sm(gpu);
   // A tile rows inside the problem times N tiles, likewise B.
-  const double ab_total = (double(p.m) * double(l.tiles_n) + double(p.n) * double(l.tiles_m)) *
-                          double(p.k) * e;
-  const double port_s =
-      per_sm(ab_total, (double(c.block_m) + c.block_n) * k_cta * e) / l2_port_bytes_per_s_per_sm(gpu);
-  const double dram_s = (double(p.m) * double(p.k) + double(p.k) * double(p.n)) * e / dram_bytes_per_s(gpu);
+  const double ab_total =
+      (double(p.m) * double(l.tiles_n) + double(p.n) * double(l.tiles_m)) * double(p.k) * e;
+  const double port_s = per_sm(ab_total, (double(c.block_m) + c.block_n) * k_cta * e) /
+                        l2_port_bytes_per_s_per_sm(gpu);
+  const double dram_s =
+      (double(p.m) * double(p.k) + double(p.k) * double(p.n)) * e / dram_bytes_per_s(gpu);
   const double first_miss_s = (gpu.l2.hit_latency.value + gpu.dram.latency.value) / hz;
   // The pipeline keeps at most stages - 1 K-tiles in flight (one for the register-staged and
   // single-buffer kernels), and a K-tile's copy takes at least an L2 hit: a CTA's main loop
@@ -55,8 +61,9 @@ TimeBound simulated_time_lower_bound(const GpuSpec& gpu, const GemmConfig& c, co
       {port_s, "l2_port"},
       {dram_s, "dram"},
       {chain_s, "latency"}};
-  const auto* top = std::max_element(std::begin(terms), std::end(terms),
-                                     [](const auto& a, const auto& x) { return a.first < x.first; });
+  const auto* top =
+      std::max_element(std::begin(terms), std::end(terms),
+                       [](const auto& a, const auto& x) { return a.first < x.first; });
   const int launches = c.split_k > 1 ? 2 : 1;
   b.time_us = (top->first + first_miss_s) * 1e6 + launches * gpu.launch_overhead.us();
   b.resource = top->second;

@@ -32,8 +32,8 @@ class Roofline final : public PerformanceModel {
       bytes += double(p.m) * double(p.n) * kOutputBytes * (c.split_k - 1);
     const double dram_s = bytes / dram_bytes_per_s(gpu);
     Estimate out;
-    out.time_us = std::max(compute_s, dram_s) * 1e6 + gpu.launch_overhead.us() +
-                  splitk_extra_us(gpu, c, p);
+    out.time_us =
+        std::max(compute_s, dram_s) * 1e6 + gpu.launch_overhead.us() + splitk_extra_us(gpu, c, p);
     out.rank_key = {out.time_us};
     out.bound = compute_s >= dram_s ? (c.tensor_core() ? "tensor_pipe" : "fp32_pipe") : "dram";
     out.ctas = int(l.ctas);
@@ -45,6 +45,8 @@ class Roofline final : public PerformanceModel {
 
 }  // namespace
 
-std::unique_ptr<PerformanceModel> make_roofline() { return std::make_unique<Roofline>(); }
+std::unique_ptr<PerformanceModel> make_roofline() {
+  return std::make_unique<Roofline>();
+}
 
 }  // namespace gemmsim::analytic

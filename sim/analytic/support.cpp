@@ -37,6 +37,9 @@ Launch launch_of(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p) 
 double fma_per_s_per_sm(const GpuSpec& gpu, const GemmConfig& c) {
   const double hz = gpu.clocks.sustained.hz;
   if (!c.tensor_core()) return gpu.fp32.ops_per_clk_per_sm * hz;
+  // The Hopper warp-specialized variant computes with wgmma, at the datasheet dense rate.
+  if (c.family == Family::WarpSpecialized && c.ws_variant == WsVariant::Hopper)
+    return gpu.tensor.at(c.dtype).dense_fma_per_clk_per_sm * hz;
   return gpu.tensor.at(c.dtype).mma_sync_fma_per_clk_per_sm * hz;
 }
 
@@ -48,7 +51,9 @@ double l2_port_bytes_per_s_per_sm(const GpuSpec& gpu) {
   return gpu.l2.port_bytes_per_clk * gpu.clocks.sustained.hz;
 }
 
-double dram_bytes_per_s(const GpuSpec& gpu) { return gpu.dram.sustained.bytes_per_s; }
+double dram_bytes_per_s(const GpuSpec& gpu) {
+  return gpu.dram.sustained.bytes_per_s;
+}
 
 int instruction_k(const GpuSpec& gpu, const GemmConfig& c) {
   if (!c.tensor_core()) return 1;

@@ -12,13 +12,13 @@ namespace gemmsim::analytic {
 
 struct Launch {
   long long tiles_m = 0, tiles_n = 0;
-  long long ctas = 0;          // output tiles x split-K slices
-  int ctas_per_sm = 0;         // occupancy limit
+  long long ctas = 0;   // output tiles x split-K slices
+  int ctas_per_sm = 0;  // occupancy limit
   std::string occupancy_limit;
   int waves = 0;
-  int resident = 0;            // CTAs sharing one SM in a full wave: min(ctas_per_sm, ceil(ctas / #SM))
-  long long k_slice = 0;       // K per split-K slice, rounded up to block_k
-  long long k_tiles = 0;       // main-loop iterations per CTA
+  int resident = 0;       // CTAs sharing one SM in a full wave: min(ctas_per_sm, ceil(ctas / #SM))
+  long long k_slice = 0;  // K per split-K slice, rounded up to block_k
+  long long k_tiles = 0;  // main-loop iterations per CTA
   int threads = 0, regs_per_thread = 0;
   long long smem_bytes = 0;
 };
@@ -26,7 +26,7 @@ struct Launch {
 Launch launch_of(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p);
 
 // Per SM, at the sustained clock.
-double fma_per_s_per_sm(const GpuSpec& gpu, const GemmConfig& c);   // mma.sync or FFMA rate
+double fma_per_s_per_sm(const GpuSpec& gpu, const GemmConfig& c);  // mma.sync, wgmma or FFMA rate
 double smem_bytes_per_s_per_sm(const GpuSpec& gpu);
 double l2_port_bytes_per_s_per_sm(const GpuSpec& gpu);
 double dram_bytes_per_s(const GpuSpec& gpu);  // sustained (measured streaming) bandwidth

@@ -79,8 +79,8 @@ class WsRecurrence final : public PerformanceModel {
     out.rank_key = {out.time_us};
     // Bound: the MATH warps' waiting share (section 4's MATH wait).
     const double busy = double(s) * t_math;
-    out.bound = busy >= 0.6 * sm[std::size_t(s)] ? (c.tensor_core() ? "tensor_pipe" : "fp32_pipe")
-                                                  : "load";
+    out.bound =
+        busy >= 0.6 * sm[std::size_t(s)] ? (c.tensor_core() ? "tensor_pipe" : "fp32_pipe") : "load";
     out.ctas = int(l.ctas);
     out.waves = l.waves;
     out.ctas_per_sm = l.ctas_per_sm;
@@ -90,6 +90,8 @@ class WsRecurrence final : public PerformanceModel {
 
 }  // namespace
 
-std::unique_ptr<PerformanceModel> make_ws_recurrence() { return std::make_unique<WsRecurrence>(); }
+std::unique_ptr<PerformanceModel> make_ws_recurrence() {
+  return std::make_unique<WsRecurrence>();
+}
 
 }  // namespace gemmsim::analytic

@@ -32,7 +32,8 @@ std::string read_text(const std::string& path) {
 int run_study_command(const StudyCli& o) {
   if (o.format != "png" && o.format != "svg")
     throw UserError(fmt::format("--format '{}': expected png or svg", o.format));
-  if (o.threads < 0) throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
+  if (o.threads < 0)
+    throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
   const StudySpec spec = load_study(o.file);
   if (o.check) {
     if (dist::is_root()) std::cout << fmt::format("{}: study '{}' is valid\n", o.file, spec.name);
@@ -72,7 +73,8 @@ int run_study_command(const StudyCli& o) {
   if (!spec.description.empty()) std::cout << "  " << spec.description << "\n";
   for (const auto& row : r.rows) {
     std::string grid;
-    for (const auto& [k, v] : row["grid"].items()) grid += fmt::format("{}={} ", k, v.get<std::string>());
+    for (const auto& [k, v] : row["grid"].items())
+      grid += fmt::format("{}={} ", k, v.get<std::string>());
     std::cout << fmt::format("  {:<28} {:<18} {:>10.2f} us  x{:<6.3f} {} ({})\n", grid,
                              row["problem"].get<std::string>(), row["time_us"].get<double>(),
                              row["speedup"].get<double>(), row["kernel"].get<std::string>(),
@@ -82,7 +84,8 @@ int run_study_command(const StudyCli& o) {
   if (o.no_plot) return 0;
   const std::string why = plot_study(spec, csv, image);
   if (!why.empty()) {
-    std::cerr << "gemmsim: study: plot not made: " << why << " (the CSV is written; --no-plot skips the plot)\n";
+    std::cerr << "gemmsim: study: plot not made: " << why
+              << " (the CSV is written; --no-plot skips the plot)\n";
     return 1;
   }
   std::cout << "  plot: " << image << "\n";
@@ -96,7 +99,8 @@ Subcommand add_study_command(CLI::App& parent) {
   CLI::App* s = parent.add_subcommand(
       "study", "What-if hardware study: a grid of GPU overrides x problems, CSV and plot");
   s->add_option("file", o->file, "Study YAML (see configs/studies/)")->required();
-  s->add_option("--out", o->out_dir, "Directory for <name>.csv and the plot")->capture_default_str();
+  s->add_option("--out", o->out_dir, "Directory for <name>.csv and the plot")
+      ->capture_default_str();
   s->add_option("--format", o->format, "Plot format: png or svg")->capture_default_str();
   s->add_option("--threads", o->threads, "Worker threads (default 0: all cores)");
   s->add_flag("--force", o->force, "Overwrite existing output files");

@@ -10,8 +10,8 @@
 
 #include "hw/loader.hpp"
 #include "kernels/common/kernel_name.hpp"
-#include "sim/cli/commands.hpp"
 #include "sim/analytic/model.hpp"
+#include "sim/cli/commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/dist/distributed.hpp"
 #include "sim/dist/world.hpp"
@@ -27,7 +27,8 @@ struct SweepCli {
   std::string split_k = "1,2,4,8,16", split_k_mode = "atomic,reduction", swizzle = "1,2,4,8";
   std::string reduced_k = "4,8";
   std::string out;
-  bool library = false, exact = false, exhaustive = false, best = false, force = false, no_progress = false;
+  bool library = false, exact = false, exhaustive = false, best = false, force = false,
+       no_progress = false;
   int threads = 0, top = 10;
 };
 
@@ -38,7 +39,8 @@ void write_file(const std::string& path, const std::string& text) {
 }
 
 int run_sweep_command(const SweepCli& o) {
-  if (o.hw.empty()) throw UserError("sweep: --hw is required: a GPU name (e.g. h100) or a YAML path");
+  if (o.hw.empty())
+    throw UserError("sweep: --hw is required: a GPU name (e.g. h100) or a YAML path");
   SweepSpec spec;
   spec.problem = parse_problem(o.problem, "--problem");
   spec.space.dtype = parse_dtype_name(o.dtype, "--dtype");
@@ -56,11 +58,13 @@ int run_sweep_command(const SweepCli& o) {
   spec.keep = o.best ? 1 : o.top;
   const auto rk = parse_int_list(o.reduced_k, "--reduced-k", 1, 1 << 20);
   if (rk.size() != 2 || rk[0] >= rk[1])
-    throw UserError(fmt::format("--reduced-k '{}': expected two K-tile counts n1,n2 with n1 < n2", o.reduced_k));
+    throw UserError(fmt::format("--reduced-k '{}': expected two K-tile counts n1,n2 with n1 < n2",
+                                o.reduced_k));
   spec.reduced_k_tiles_1 = rk[0];
   spec.reduced_k_tiles_2 = rk[1];
   if (o.top < 1) throw UserError(fmt::format("--top {}: must be at least 1", o.top));
-  if (o.threads < 0) throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
+  if (o.threads < 0)
+    throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
 
   GpuSpec gpu = load_gpu(o.hw, o.overrides);
   if (dist::is_root())
@@ -74,8 +78,10 @@ int run_sweep_command(const SweepCli& o) {
   if (!prefix.empty() && !o.force)
     for (const char* ext : {".csv", ".json"})
       if (std::filesystem::exists(prefix + ext))
-        throw UserError(fmt::format("'{}{}' exists; pass --force to overwrite it or --out to name "
-                                    "another prefix", prefix, ext));
+        throw UserError(
+            fmt::format("'{}{}' exists; pass --force to overwrite it or --out to name "
+                        "another prefix",
+                        prefix, ext));
 
   PointsOptions run;
   run.threads = o.threads;
@@ -100,7 +106,8 @@ int run_sweep_command(const SweepCli& o) {
   if (!dist::is_root()) return 0;
   for (std::size_t i = 0; i < r.outcomes.size(); ++i)
     if (!r.outcomes[i].ok)
-      std::cerr << "gemmsim: sweep: " << kernel_name(r.configs[i]) << " failed: " << r.outcomes[i].error << "\n";
+      std::cerr << "gemmsim: sweep: " << kernel_name(r.configs[i])
+                << " failed: " << r.outcomes[i].error << "\n";
   if (r.rows.empty()) throw UserError("sweep: every configuration failed (see above)");
 
   if (!prefix.empty()) {
@@ -113,31 +120,34 @@ int run_sweep_command(const SweepCli& o) {
   }
   std::cout << fmt::format("gemmsim sweep: {}x{}x{} {} on {} ({}), model {}{}\n", spec.problem.m,
                            spec.problem.n, spec.problem.k, dtype_name(spec.space.dtype), gpu.name,
-                           gpu.key, spec.model, spec.space.library_only ? ", kernel library only" : "");
+                           gpu.key, spec.model,
+                           spec.space.library_only ? ", kernel library only" : "");
   const std::string method =
       spec.model != "des" ? spec.model
       : spec.exact        ? "exact simulation"
                           : fmt::format("simulated at {} and {} K-tiles per CTA, extrapolated to K",
                                         spec.reduced_k_tiles_1, spec.reduced_k_tiles_2);
-  std::cout << fmt::format("  {} legal configurations of {} candidates; {} evaluated in {:.1f} s on "
-                           "{} thread(s) ({})\n",
-                           r.configs.size(), r.candidates, r.simulated, r.seconds, r.threads, method);
+  std::cout << fmt::format(
+      "  {} legal configurations of {} candidates; {} evaluated in {:.1f} s on "
+      "{} thread(s) ({})\n",
+      r.configs.size(), r.candidates, r.simulated, r.seconds, r.threads, method);
   if (r.pruned)
-    std::cout << fmt::format("  {} not simulated: their lower bound on the simulated time exceeds "
-                             "the {}th best time found (--exhaustive simulates them)\n",
-                             r.pruned, spec.keep);
+    std::cout << fmt::format(
+        "  {} not simulated: their lower bound on the simulated time exceeds "
+        "the {}th best time found (--exhaustive simulates them)\n",
+        r.pruned, spec.keep);
   const bool timed = make_model(spec.model)->predicts_time();
   if (!timed) std::cout << "  (this model ranks configurations; it predicts no time)\n";
   std::cout << fmt::format("  {:>4}  {:<62} {:>10} {:>8}  {:>5} {:>5}  {}\n", "rank", "kernel",
-                           timed ? "time (us)" : "", timed ? "TFLOPS" : "", "CTAs", "waves", "bound");
+                           timed ? "time (us)" : "", timed ? "TFLOPS" : "", "CTAs", "waves",
+                           "bound");
   for (std::size_t k = 0; k < std::min<std::size_t>(std::size_t(o.top), r.ranking.size()); ++k) {
     const auto& row = r.rows[r.ranking[k]];
-    std::cout << fmt::format("  {:>4}  {:<62} {:>10} {:>8}  {:>5} {:>5}  {}\n", k + 1,
-                             row["kernel"].get<std::string>(),
-                             row["time_us"].is_number() ? fmt::format("{:.2f}", row["time_us"].get<double>()) : "",
-                             row["time_us"].is_number() ? fmt::format("{:.1f}", row["tflops"].get<double>()) : "",
-                             row["ctas"].get<int>(), row["waves"].get<int>(),
-                             row["bound"].get<std::string>());
+    std::cout << fmt::format(
+        "  {:>4}  {:<62} {:>10} {:>8}  {:>5} {:>5}  {}\n", k + 1, row["kernel"].get<std::string>(),
+        row["time_us"].is_number() ? fmt::format("{:.2f}", row["time_us"].get<double>()) : "",
+        row["time_us"].is_number() ? fmt::format("{:.1f}", row["tflops"].get<double>()) : "",
+        row["ctas"].get<int>(), row["waves"].get<int>(), row["bound"].get<std::string>());
   }
   if (!prefix.empty()) std::cout << fmt::format("  all rows: {}.csv, {}.json\n", prefix, prefix);
   return 0;
@@ -159,19 +169,23 @@ Subcommand add_sweep_command(CLI::App& parent) {
   s->add_flag("--library", o->library,
               "Only configurations instantiated in the CUDA kernel library (split-K and swizzle "
               "stay run-time knobs)");
-  s->add_option("--model", o->model, "des (simulator), cutlass-latency, ws-recurrence, roofline, cosma")
+  s->add_option("--model", o->model,
+                "des (simulator), cutlass-latency, ws-recurrence, roofline, cosma")
       ->capture_default_str();
-  s->add_flag("--exact", o->exact, "Simulate the real K instead of extrapolating from two reduced K");
+  s->add_flag("--exact", o->exact,
+              "Simulate the real K instead of extrapolating from two reduced K");
   s->add_flag("--exhaustive", o->exhaustive,
               "Simulate every configuration (default: skip those whose lower bound exceeds the "
               "--top-th best simulated time)");
-  s->add_option("--reduced-k", o->reduced_k, "K-tiles per CTA of the two reduced simulations, n1,n2")
+  s->add_option("--reduced-k", o->reduced_k,
+                "K-tiles per CTA of the two reduced simulations, n1,n2")
       ->capture_default_str();
   s->add_option("--split-k", o->split_k, "Split-K values to try, comma-separated (1..16)")
       ->capture_default_str();
   s->add_option("--split-k-mode", o->split_k_mode, "atomic, reduction or both (comma-separated)")
       ->capture_default_str();
-  s->add_option("--swizzle", o->swizzle, "Threadblock swizzles to try, comma-separated (1, 2, 4, 8)")
+  s->add_option("--swizzle", o->swizzle,
+                "Threadblock swizzles to try, comma-separated (1, 2, 4, 8)")
       ->capture_default_str();
   s->add_option("--threads", o->threads, "Worker threads (default 0: all cores)");
   s->add_option("--top", o->top, "Rows to print")->capture_default_str();

@@ -24,8 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::size_t kMaxPoints = 4096;          // grid points x problems
-constexpr std::size_t kMaxEvaluations = 200000;   // points x configurations searched
+constexpr std::size_t kMaxPoints = 4096;         // grid points x problems
+constexpr std::size_t kMaxEvaluations = 200000;  // points x configurations searched
 
 struct Reader {
   std::string file;
@@ -39,7 +39,8 @@ struct Reader {
   std::vector<std::string> list(const YAML::Node& n, const std::string& key) const {
     if (!n.IsSequence() || n.size() == 0) fail(key, "expected a non-empty list, e.g. [a, b]");
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < n.size(); ++i) out.push_back(scalar(n[i], fmt::format("{}[{}]", key, i)));
+    for (std::size_t i = 0; i < n.size(); ++i)
+      out.push_back(scalar(n[i], fmt::format("{}[{}]", key, i)));
     return out;
   }
   bool boolean(const YAML::Node& n, const std::string& key) const {
@@ -48,13 +49,15 @@ struct Reader {
     if (v == "false") return false;
     fail(key, fmt::format("'{}' is not true or false", v));
   }
-  void only_keys(const YAML::Node& n, const std::string& where, const std::set<std::string>& allowed) const {
+  void only_keys(const YAML::Node& n, const std::string& where,
+                 const std::set<std::string>& allowed) const {
     for (const auto& kv : n) {
       const std::string k = kv.first.as<std::string>();
       if (!allowed.count(k)) {
         std::string names;
         for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-        fail(where.empty() ? k : where + "." + k, fmt::format("unknown key (expected one of {})", names));
+        fail(where.empty() ? k : where + "." + k,
+             fmt::format("unknown key (expected one of {})", names));
       }
     }
   }
@@ -67,11 +70,14 @@ std::string join_list(const std::vector<std::string>& v) {
 }
 
 GemmConfig fixed_config(const Reader& rd, const YAML::Node& n, DType dtype, const GpuSpec& gpu) {
-  rd.only_keys(n, "config", {"kernel", "tiles", "warps", "thread_tile", "stages", "split_k",
-                             "split_k_mode", "swizzle", "smem_layout"});
+  rd.only_keys(n, "config",
+               {"kernel", "tiles", "warps", "thread_tile", "stages", "split_k", "split_k_mode",
+                "swizzle", "smem_layout"});
   GemmConfig c = default_config(gpu);
   c.dtype = dtype;
-  if (n["kernel"]) c.family = parse_family_name(rd.scalar(n["kernel"], "config.kernel"), rd.file + ": config.kernel");
+  if (n["kernel"])
+    c.family =
+        parse_family_name(rd.scalar(n["kernel"], "config.kernel"), rd.file + ": config.kernel");
   auto dims = [&](const char* key, int count) {
     const std::string text = rd.scalar(n[key], std::string("config.") + key);
     std::vector<int> v;
@@ -84,7 +90,8 @@ GemmConfig fixed_config(const Reader& rd, const YAML::Node& n, DType dtype, cons
       pos = x + 1;
     }
     if (int(v.size()) != count)
-      rd.fail(std::string("config.") + key, fmt::format("'{}': expected {} integers separated by 'x'", text, count));
+      rd.fail(std::string("config.") + key,
+              fmt::format("'{}': expected {} integers separated by 'x'", text, count));
     return v;
   };
   auto integer = [&](const char* key, int lo, int hi) {
@@ -114,10 +121,14 @@ GemmConfig fixed_config(const Reader& rd, const YAML::Node& n, DType dtype, cons
   if (n["swizzle"]) c.swizzle = integer("swizzle", 1, 8);
   if (n["smem_layout"]) {
     const std::string l = rd.scalar(n["smem_layout"], "config.smem_layout");
-    if (l == "pad") c.smem_layout = SmemLayout::Padded;
-    else if (l == "swz") c.smem_layout = SmemLayout::Swizzled;
-    else if (l == "naive") c.smem_layout = SmemLayout::Naive;
-    else rd.fail("config.smem_layout", fmt::format("'{}' is not pad, swz or naive", l));
+    if (l == "pad")
+      c.smem_layout = SmemLayout::Padded;
+    else if (l == "swz")
+      c.smem_layout = SmemLayout::Swizzled;
+    else if (l == "naive")
+      c.smem_layout = SmemLayout::Naive;
+    else
+      rd.fail("config.smem_layout", fmt::format("'{}' is not pad, swz or naive", l));
   }
   return c;
 }
@@ -158,7 +169,8 @@ std::string point_name(const StudySpec& s, const std::vector<std::string>& point
 
 StudySpec load_study(const std::string& path) {
   Reader rd{path};
-  if (!fs::is_regular_file(path)) throw UserError(fmt::format("study file '{}' does not exist", path));
+  if (!fs::is_regular_file(path))
+    throw UserError(fmt::format("study file '{}' does not exist", path));
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
@@ -167,8 +179,9 @@ StudySpec load_study(const std::string& path) {
                                 e.mark.column + 1, e.msg));
   }
   if (!root.IsMap()) throw UserError(fmt::format("{}: expected a mapping of study keys", path));
-  rd.only_keys(root, "", {"name", "hw", "description", "set", "grid", "linked", "baseline",
-                          "problems", "dtype", "config", "search"});
+  rd.only_keys(root, "",
+               {"name", "hw", "description", "set", "grid", "linked", "baseline", "problems",
+                "dtype", "config", "search"});
   StudySpec s;
   s.file = path;
   for (const char* key : {"name", "hw", "grid", "problems", "config"})
@@ -177,7 +190,8 @@ StudySpec load_study(const std::string& path) {
   if (s.name.empty() || !std::all_of(s.name.begin(), s.name.end(), [](char ch) {
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
       }))
-    rd.fail("name", fmt::format("'{}': use letters, digits, '-' and '_' only (it names files)", s.name));
+    rd.fail("name",
+            fmt::format("'{}': use letters, digits, '-' and '_' only (it names files)", s.name));
   s.hw = rd.scalar(root["hw"], "hw");
   if (root["description"]) s.description = rd.scalar(root["description"], "description");
   if (root["set"]) s.fixed_overrides = rd.list(root["set"], "set");
@@ -189,17 +203,20 @@ StudySpec load_study(const std::string& path) {
     auto values = rd.list(kv.second, "grid." + field);
     std::set<std::string> seen;
     for (const auto& v : values)
-      if (!seen.insert(v).second) rd.fail("grid." + field, fmt::format("value '{}' appears twice", v));
+      if (!seen.insert(v).second)
+        rd.fail("grid." + field, fmt::format("value '{}' appears twice", v));
     s.grid.emplace_back(field, std::move(values));
   }
   if (root["linked"]) {
-    if (!root["linked"].IsMap()) rd.fail("linked", "expected a mapping of GPU fields to lists of values");
+    if (!root["linked"].IsMap())
+      rd.fail("linked", "expected a mapping of GPU fields to lists of values");
     for (const auto& kv : root["linked"]) {
       const std::string field = kv.first.as<std::string>();
       auto values = rd.list(kv.second, "linked." + field);
       if (values.size() != s.grid[0].second.size())
-        rd.fail("linked." + field, fmt::format("{} values, but grid.{} has {}: one per value",
-                                               values.size(), s.grid[0].first, s.grid[0].second.size()));
+        rd.fail("linked." + field,
+                fmt::format("{} values, but grid.{} has {}: one per value", values.size(),
+                            s.grid[0].first, s.grid[0].second.size()));
       s.linked.emplace_back(field, std::move(values));
     }
   }
@@ -213,7 +230,8 @@ StudySpec load_study(const std::string& path) {
   }
   for (const auto& p : rd.list(root["problems"], "problems"))
     s.problems.push_back(parse_problem(p, path + ": problems"));
-  if (root["dtype"]) s.dtype = parse_dtype_name(rd.scalar(root["dtype"], "dtype"), path + ": dtype");
+  if (root["dtype"])
+    s.dtype = parse_dtype_name(rd.scalar(root["dtype"], "dtype"), path + ": dtype");
   s.search.dtype = s.dtype;
 
   // Every grid point's GPU description must load (values checked against the schema).
@@ -232,7 +250,8 @@ StudySpec load_study(const std::string& path) {
 
   const YAML::Node config = root["config"];
   if (config.IsScalar()) {
-    if (config.Scalar() != "best") rd.fail("config", fmt::format("'{}': expected 'best' or a mapping", config.Scalar()));
+    if (config.Scalar() != "best")
+      rd.fail("config", fmt::format("'{}': expected 'best' or a mapping", config.Scalar()));
   } else if (config.IsMap()) {
     s.config = fixed_config(rd, config, s.dtype, gpus.front());
   } else {
@@ -242,21 +261,25 @@ StudySpec load_study(const std::string& path) {
     if (s.config) rd.fail("search", "only meaningful with config: best");
     const YAML::Node sr = root["search"];
     if (!sr.IsMap()) rd.fail("search", "expected a mapping");
-    rd.only_keys(sr, "search", {"library", "kernel", "split_k", "split_k_mode", "swizzle", "exact"});
+    rd.only_keys(sr, "search",
+                 {"library", "kernel", "split_k", "split_k_mode", "swizzle", "exact"});
     if (sr["library"]) s.search.library_only = rd.boolean(sr["library"], "search.library");
     if (sr["kernel"])
-      s.search.families = parse_family_list(rd.scalar(sr["kernel"], "search.kernel"), path + ": search.kernel");
+      s.search.families =
+          parse_family_list(rd.scalar(sr["kernel"], "search.kernel"), path + ": search.kernel");
     if (sr["split_k"])
       s.search.split_k = parse_int_list(join_list(rd.list(sr["split_k"], "search.split_k")),
                                         path + ": search.split_k", 1, 16);
     if (sr["split_k_mode"])
-      s.search.split_k_modes = parse_split_k_modes(
-          join_list(rd.list(sr["split_k_mode"], "search.split_k_mode")), path + ": search.split_k_mode");
+      s.search.split_k_modes =
+          parse_split_k_modes(join_list(rd.list(sr["split_k_mode"], "search.split_k_mode")),
+                              path + ": search.split_k_mode");
     if (sr["swizzle"]) {
       s.search.swizzle = parse_int_list(join_list(rd.list(sr["swizzle"], "search.swizzle")),
                                         path + ": search.swizzle", 1, 8);
       for (int v : s.search.swizzle)
-        if (v != 1 && v != 2 && v != 4 && v != 8) rd.fail("search.swizzle", fmt::format("{} is not 1, 2, 4 or 8", v));
+        if (v != 1 && v != 2 && v != 4 && v != 8)
+          rd.fail("search.swizzle", fmt::format("{} is not 1, 2, 4 or 8", v));
     }
     if (sr["exact"]) s.exact = rd.boolean(sr["exact"], "search.exact");
   }
@@ -270,7 +293,8 @@ StudySpec load_study(const std::string& path) {
                                             point_name(s, points[g]), p.m, p.n, p.k);
       if (s.config) {
         if (auto why = legality_violation(*s.config, p, gpus[g]))
-          throw UserError(fmt::format("{}: config {} is illegal: {}", where, kernel_name(*s.config), *why));
+          throw UserError(
+              fmt::format("{}: config {} is illegal: {}", where, kernel_name(*s.config), *why));
         ++evaluations;
       } else {
         const std::size_t n = enumerate_configs(gpus[g], p, s.search).legal.size();
@@ -330,19 +354,22 @@ StudyResult run_study(const StudySpec& spec, const PointsOptions& run) {
     if (!outcomes[i].ok) {
       const auto [g, pi] = row_of[evals[i].row];
       const auto& p = spec.problems[pi];
-      throw UserError(fmt::format("grid point {}, problem {}x{}x{}, {}: {}", point_name(spec, points[g]),
-                                  p.m, p.n, p.k, kernel_name(evals[i].config), outcomes[i].error));
+      throw UserError(fmt::format("grid point {}, problem {}x{}x{}, {}: {}",
+                                  point_name(spec, points[g]), p.m, p.n, p.k,
+                                  kernel_name(evals[i].config), outcomes[i].error));
     }
     nlohmann::json row = nlohmann::json::parse(outcomes[i].row);
     auto& b = best[evals[i].row];
     ++searched[evals[i].row];
-    if (b.is_null() || row["time_us"].get<double>() < b["time_us"].get<double>()) b = std::move(row);
+    if (b.is_null() || row["time_us"].get<double>() < b["time_us"].get<double>())
+      b = std::move(row);
   }
   for (std::size_t k = 0; k < row_of.size(); ++k) {
     const auto [g, pi] = row_of[k];
     nlohmann::json row = best[k];
     row["grid"] = nlohmann::json::object();
-    for (std::size_t f = 0; f < spec.grid.size(); ++f) row["grid"][spec.grid[f].first] = points[g][f];
+    for (std::size_t f = 0; f < spec.grid.size(); ++f)
+      row["grid"][spec.grid[f].first] = points[g][f];
     const auto& p = spec.problems[pi];
     row["problem"] = fmt::format("{}x{}x{}", p.m, p.n, p.k);
     row["configs_searched"] = searched[k];
@@ -351,8 +378,8 @@ StudyResult run_study(const StudySpec& spec, const PointsOptions& run) {
   // Speedup over the baseline value of the first field, same problem and same other fields.
   for (auto& row : r.rows) {
     for (const auto& other : r.rows) {
-      bool same = other["problem"] == row["problem"] &&
-                  other["grid"][spec.grid[0].first] == spec.baseline;
+      bool same =
+          other["problem"] == row["problem"] && other["grid"][spec.grid[0].first] == spec.baseline;
       for (std::size_t f = 1; f < spec.grid.size(); ++f)
         same = same && other["grid"][spec.grid[f].first] == row["grid"][spec.grid[f].first];
       if (same) row["speedup"] = other["time_us"].get<double>() / row["time_us"].get<double>();
@@ -370,16 +397,15 @@ std::string study_csv(const StudySpec& spec, const StudyResult& r) {
   for (const auto& row : r.rows) {
     for (const auto& [field, values] : spec.grid) s += row["grid"][field].get<std::string>() + ",";
     const auto& c = row["config"];
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.3f},{:.4f},\"{}\",{},{}\n",
-                     row["problem"].get<std::string>(), dtype_name(spec.dtype),
-                     row["kernel"].get<std::string>(), c["block_m"].get<int>(), c["block_n"].get<int>(),
-                     c["block_k"].get<int>(), c["warps_m"].get<int>(), c["warps_n"].get<int>(),
-                     c["stages"].get<int>(), c["split_k"].get<int>(),
-                     c["split_k_mode"].get<std::string>(), c["swizzle"].get<int>(),
-                     c["smem_layout"].get<std::string>(), row["time_us"].get<double>(),
-                     row["tflops"].get<double>(), row["speedup"].get<double>(),
-                     row["bound"].get<std::string>(), row["configs_searched"].get<std::size_t>(),
-                     row["method"].get<std::string>());
+    s += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.3f},{:.4f},\"{}\",{},{}\n",
+        row["problem"].get<std::string>(), dtype_name(spec.dtype), row["kernel"].get<std::string>(),
+        c["block_m"].get<int>(), c["block_n"].get<int>(), c["block_k"].get<int>(),
+        c["warps_m"].get<int>(), c["warps_n"].get<int>(), c["stages"].get<int>(),
+        c["split_k"].get<int>(), c["split_k_mode"].get<std::string>(), c["swizzle"].get<int>(),
+        c["smem_layout"].get<std::string>(), row["time_us"].get<double>(),
+        row["tflops"].get<double>(), row["speedup"].get<double>(), row["bound"].get<std::string>(),
+        row["configs_searched"].get<std::size_t>(), row["method"].get<std::string>());
   }
   return s;
 }
@@ -408,7 +434,8 @@ std::string plot_study(const StudySpec& spec, const std::string& csv_path,
   if (WIFEXITED(rc) && WEXITSTATUS(rc) == 3)
     return "python3-matplotlib is not installed (Debian: apt-get install python3-matplotlib)";
   if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0)
-    return fmt::format("the plotting script failed (exit status {})", WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+    return fmt::format("the plotting script failed (exit status {})",
+                       WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
   return "";
 }
 

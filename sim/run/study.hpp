@@ -28,11 +28,10 @@
 //     exact: false                  #   exact simulation instead of the reduced-K fast path
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "kernels/common/enumerate.hpp"
 #include "kernels/common/gemm_config.hpp"
@@ -44,9 +43,9 @@ struct StudySpec {
   std::string file;
   std::string name, hw, description;
   std::vector<std::string> fixed_overrides;
-  std::vector<std::pair<std::string, std::vector<std::string>>> grid;  // field -> values
+  std::vector<std::pair<std::string, std::vector<std::string>>> grid;    // field -> values
   std::vector<std::pair<std::string, std::vector<std::string>>> linked;  // follow grid[0]
-  std::string baseline;  // a value of grid[0]
+  std::string baseline;                                                  // a value of grid[0]
   std::vector<GemmProblem> problems;
   DType dtype = DType::F16;
   std::optional<GemmConfig> config;  // nullopt: best per point

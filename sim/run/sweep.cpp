@@ -105,10 +105,12 @@ SweepResult run_sweep(const GpuSpec& gpu, const SweepSpec& spec, const PointsOpt
   } else {
     // Branch and bound, in fixed batches of the bound order (deterministic for any thread count).
     std::vector<double> bound(n);
-    for (std::size_t i = 0; i < n; ++i) bound[i] = simulated_time_lower_bound(gpu, r.configs[i], spec.problem).time_us;
+    for (std::size_t i = 0; i < n; ++i)
+      bound[i] = simulated_time_lower_bound(gpu, r.configs[i], spec.problem).time_us;
     std::vector<std::size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return bound[a] < bound[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](auto a, auto b) { return bound[a] < bound[b]; });
     r.outcomes.resize(n);
     std::vector<double> times;  // simulated so far
     const std::size_t keep = std::size_t(std::max(1, spec.keep));
@@ -118,7 +120,8 @@ SweepResult run_sweep(const GpuSpec& gpu, const SweepSpec& spec, const PointsOpt
         std::nth_element(times.begin(), times.begin() + std::ptrdiff_t(keep - 1), times.end());
         if (bound[order[pos]] > times[keep - 1]) break;
       }
-      const std::size_t count = std::min<std::size_t>(std::size_t(std::max(1, spec.batch)), n - pos);
+      const std::size_t count =
+          std::min<std::size_t>(std::size_t(std::max(1, spec.batch)), n - pos);
       PointsOptions batch = run;
       if (run.progress)
         batch.progress = [&, pos](std::size_t done, std::size_t) { run.progress(pos + done, n); };
@@ -179,20 +182,21 @@ std::string sweep_csv(const SweepResult& r) {
     const auto& row = r.rows[i];
     const auto& c = row["config"];
     auto num = [&](const char* key) {
-      return row.contains(key) && row[key].is_number() ? fmt::format("{:.4f}", row[key].get<double>())
-                                                       : std::string();
+      return row.contains(key) && row[key].is_number()
+                 ? fmt::format("{:.4f}", row[key].get<double>())
+                 : std::string();
     };
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},{},{},{}\n",
-                     rank_of[i], row["kernel"].get<std::string>(), c["family"].get<std::string>(),
-                     c["dtype"].get<std::string>(), c["block_m"].get<int>(), c["block_n"].get<int>(),
-                     c["block_k"].get<int>(), c["warps_m"].get<int>(), c["warps_n"].get<int>(),
-                     c["thread_m"].get<int>(), c["thread_n"].get<int>(), c["stages"].get<int>(),
-                     c["split_k"].get<int>(), c["split_k_mode"].get<std::string>(),
-                     c["swizzle"].get<int>(), c["smem_layout"].get<std::string>(),
-                     c["consumers"].get<int>(), c["ws_variant"].get<std::string>(),
-                     num("time_us"), num("tflops"), row["bound"].get<std::string>(),
-                     row["ctas"].get<int>(), row["waves"].get<int>(), row["ctas_per_sm"].get<int>(),
-                     row["method"].get<std::string>(), num("lower_bound_us"));
+    s += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\",{},{},{},{},{}\n",
+        rank_of[i], row["kernel"].get<std::string>(), c["family"].get<std::string>(),
+        c["dtype"].get<std::string>(), c["block_m"].get<int>(), c["block_n"].get<int>(),
+        c["block_k"].get<int>(), c["warps_m"].get<int>(), c["warps_n"].get<int>(),
+        c["thread_m"].get<int>(), c["thread_n"].get<int>(), c["stages"].get<int>(),
+        c["split_k"].get<int>(), c["split_k_mode"].get<std::string>(), c["swizzle"].get<int>(),
+        c["smem_layout"].get<std::string>(), c["consumers"].get<int>(),
+        c["ws_variant"].get<std::string>(), num("time_us"), num("tflops"),
+        row["bound"].get<std::string>(), row["ctas"].get<int>(), row["waves"].get<int>(),
+        row["ctas_per_sm"].get<int>(), row["method"].get<std::string>(), num("lower_bound_us"));
   }
   return s;
 }
@@ -210,8 +214,8 @@ nlohmann::json sweep_json(const SweepResult& r, const GpuSpec& gpu, const SweepS
           {"model", spec.model},
           {"method", spec.model != "des" ? spec.model
                      : spec.exact        ? "exact"
-                                         : fmt::format("extrapolated from {} and {} K-tiles per CTA",
-                                                       spec.reduced_k_tiles_1, spec.reduced_k_tiles_2)},
+                                  : fmt::format("extrapolated from {} and {} K-tiles per CTA",
+                                                spec.reduced_k_tiles_1, spec.reduced_k_tiles_2)},
           {"library_only", spec.space.library_only},
           {"candidates", r.candidates},
           {"legal", r.configs.size()},

@@ -12,10 +12,9 @@
 // can be computed on threads or ranks (sim/run/points.hpp) and gathered in index order.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hw/gpu_spec.hpp"
 #include "kernels/common/enumerate.hpp"

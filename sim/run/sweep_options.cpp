@@ -33,9 +33,11 @@ GemmProblem parse_problem(const std::string& text, const std::string& what) {
   const auto parts = split(text, 'x');
   long long v[3] = {0, 0, 0};
   bool ok = parts.size() == 3;
-  for (std::size_t i = 0; ok && i < 3; ++i) ok = to_ll(parts[i], v[i]) && v[i] >= 1 && v[i] <= (1LL << 24);
+  for (std::size_t i = 0; ok && i < 3; ++i)
+    ok = to_ll(parts[i], v[i]) && v[i] >= 1 && v[i] <= (1LL << 24);
   if (!ok)
-    throw UserError(fmt::format("{} '{}': expected MxNxK, three integers in 1..16777216", what, text));
+    throw UserError(
+        fmt::format("{} '{}': expected MxNxK, three integers in 1..16777216", what, text));
   return GemmProblem{v[0], v[1], v[2]};
 }
 
@@ -70,8 +72,8 @@ std::vector<int> parse_int_list(const std::string& text, const std::string& what
   for (const auto& p : split(text, ',')) {
     long long v = 0;
     if (!to_ll(p, v) || v < lo || v > hi)
-      throw UserError(fmt::format("{} '{}': expected comma-separated integers in {}..{}", what,
-                                  text, lo, hi));
+      throw UserError(
+          fmt::format("{} '{}': expected comma-separated integers in {}..{}", what, text, lo, hi));
     if (std::find(out.begin(), out.end(), int(v)) != out.end())
       throw UserError(fmt::format("{} '{}': {} appears twice", what, text, v));
     out.push_back(int(v));
@@ -83,9 +85,13 @@ std::vector<SplitKMode> parse_split_k_modes(const std::string& text, const std::
   std::vector<SplitKMode> out;
   for (const auto& p : split(text, ',')) {
     SplitKMode m;
-    if (p == "atomic") m = SplitKMode::Atomic;
-    else if (p == "reduction") m = SplitKMode::Reduction;
-    else throw UserError(fmt::format("{} '{}': expected atomic, reduction or atomic,reduction", what, text));
+    if (p == "atomic")
+      m = SplitKMode::Atomic;
+    else if (p == "reduction")
+      m = SplitKMode::Reduction;
+    else
+      throw UserError(
+          fmt::format("{} '{}': expected atomic, reduction or atomic,reduction", what, text));
     if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
   }
   return out;

@@ -1,7 +1,6 @@
 // The performance models behind --model: each from its section of models.md, on the shipped
 // H100 description.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "hw/loader.hpp"
@@ -51,7 +50,8 @@ TEST_CASE("Every registered model estimates a legal configuration", "[analytic]"
 }
 
 TEST_CASE("An unknown model name is a user error that lists the models", "[analytic]") {
-  CHECK_THROWS_WITH(make_model("magic"), Catch::Contains("des, cutlass-latency, ws-recurrence, roofline, cosma"));
+  CHECK_THROWS_WITH(make_model("magic"),
+                    Catch::Contains("des, cutlass-latency, ws-recurrence, roofline, cosma"));
 }
 
 TEST_CASE("Time models grow with K and with the problem", "[analytic]") {
@@ -70,7 +70,8 @@ TEST_CASE("Time models grow with K and with the problem", "[analytic]") {
 TEST_CASE("The roofline is never slower than the simulator", "[analytic]") {
   const GpuSpec gpu = load_gpu("h100");
   const auto roof = make_model("roofline");
-  for (const GemmConfig& c : {tc(128, 128, 32, 2, 2, 3), tc(64, 64, 32, 2, 2, 4), tc(128, 256, 32, 2, 4, 3)}) {
+  for (const GemmConfig& c :
+       {tc(128, 128, 32, 2, 2, 3), tc(64, 64, 32, 2, 2, 4), tc(128, 256, 32, 2, 4, 3)}) {
     const GemmProblem p{512, 512, 1024};
     CHECK(roof->estimate(gpu, c, p).time_us <= predict(gpu, c, p).time_us);
   }
@@ -83,8 +84,10 @@ TEST_CASE("The two-point fit recovers a line's slope and intercept", "[analytic]
   CHECK(f.startup_s == Approx(5));
 }
 
-TEST_CASE("ws-recurrence: more stages never make a CTA slower, and a second buffer overlaps load and math",
-          "[analytic]") {
+TEST_CASE(
+    "ws-recurrence: more stages never make a CTA slower, and a second buffer overlaps load and "
+    "math",
+    "[analytic]") {
   const GpuSpec gpu = load_gpu("h100");
   const auto ws = make_model("ws-recurrence");
   const GemmProblem p{132 * 64, 64, 8192};  // one CTA per SM, long K
@@ -140,8 +143,13 @@ TEST_CASE("The lower bound never exceeds the simulated time", "[analytic][sweep]
   simt.block_m = 128, simt.block_n = 128, simt.block_k = 8;
   simt.thread_m = 8, simt.thread_n = 8, simt.warps_m = 4, simt.warps_n = 2, simt.stages = 2;
   simt.smem_layout = SmemLayout::Padded;
-  const GemmConfig configs[] = {tc(128, 128, 32, 2, 2, 3), tc(32, 32, 64, 2, 2, 2), tc(64, 128, 16, 2, 2, 5),
-                                split, reduction, swz, simt};
+  const GemmConfig configs[] = {tc(128, 128, 32, 2, 2, 3),
+                                tc(32, 32, 64, 2, 2, 2),
+                                tc(64, 128, 16, 2, 2, 5),
+                                split,
+                                reduction,
+                                swz,
+                                simt};
   const GemmProblem problems[] = {{512, 512, 1024}, {300, 200, 520}, {128, 8192, 256}};
   for (const auto& c : configs)
     for (const auto& p : problems) {

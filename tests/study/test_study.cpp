@@ -1,6 +1,5 @@
 // What-if studies: the study file is checked before anything runs, and a small grid runs.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 
@@ -66,10 +65,12 @@ search: {library: true, kernel: pipelined, split_k: [1], swizzle: [1]}
   REQUIRE(r.rows.size() == 2);
   CHECK(r.rows[0]["configs_searched"].get<std::size_t>() > 10);
   // With less shared memory fewer library configurations fit.
-  CHECK(r.rows[1]["configs_searched"].get<std::size_t>() < r.rows[0]["configs_searched"].get<std::size_t>());
+  CHECK(r.rows[1]["configs_searched"].get<std::size_t>() <
+        r.rows[0]["configs_searched"].get<std::size_t>());
 }
 
-TEST_CASE("Bad study files and impossible grids are errors naming the file and the key", "[study]") {
+TEST_CASE("Bad study files and impossible grids are errors naming the file and the key",
+          "[study]") {
   struct Bad {
     const char* name;
     std::string text;
@@ -78,28 +79,44 @@ TEST_CASE("Bad study files and impossible grids are errors naming the file and t
   const std::string base = "name: x\nhw: h100\nproblems: [256x256x256]\nconfig: best\n";
   const Bad cases[] = {
       {"unknown_key", base + "grid: {l2.size: [50MiB]}\ncolour: red\n", "colour: unknown key"},
-      {"missing", "name: x\nhw: h100\nconfig: best\ngrid: {l2.size: [50MiB]}\n", "problems: required key is missing"},
+      {"missing", "name: x\nhw: h100\nconfig: best\ngrid: {l2.size: [50MiB]}\n",
+       "problems: required key is missing"},
       {"bad_value", base + "grid: {l2.size: [banana]}\n", "l2.size"},
       {"bad_field", base + "grid: {l2.flavour: [1]}\n", "l2.flavour"},
       {"empty", base + "grid: {l2.size: []}\n", "grid.l2.size: expected a non-empty list"},
-      {"three", base + "grid: {l2.size: [50MiB], sm_count: [132], dram.sustained: [3TB/s]}\n", "one or two"},
+      {"three", base + "grid: {l2.size: [50MiB], sm_count: [132], dram.sustained: [3TB/s]}\n",
+       "one or two"},
       {"twice", base + "grid: {l2.size: [50MiB, 50MiB]}\n", "appears twice"},
-      {"baseline", base + "grid: {l2.size: [50MiB]}\nbaseline: 40MiB\n", "baseline: '40MiB' is not one of"},
-      {"linked", base + "grid: {l2.size: [50MiB, 25MiB]}\nlinked: {l2.slices: [160]}\n", "linked.l2.slices: 1 values"},
+      {"baseline", base + "grid: {l2.size: [50MiB]}\nbaseline: 40MiB\n",
+       "baseline: '40MiB' is not one of"},
+      {"linked", base + "grid: {l2.size: [50MiB, 25MiB]}\nlinked: {l2.slices: [160]}\n",
+       "linked.l2.slices: 1 values"},
       {"syntax", "name: [unclosed\n", "YAML syntax error"},
-      {"name", "name: a/b\nhw: h100\nproblems: [256x256x256]\nconfig: best\ngrid: {l2.size: [50MiB]}\n", "name: 'a/b'"},
-      {"problem", "name: x\nhw: h100\nproblems: [256x256]\nconfig: best\ngrid: {l2.size: [50MiB]}\n", "problems '256x256'"},
-      {"illegal", "name: x\nhw: h100\nproblems: [256x256x256]\ngrid: {l2.size: [50MiB]}\n"
-                  "config: {tiles: 128x128x33}\n", "is illegal"},
-      {"no_fit", "name: x\nhw: h100\nproblems: [256x256x256]\ngrid: {sm.smem_per_sm: [228KiB, 8KiB]}\n"
-                 "linked: {sm.smem_per_block: [227KiB, 7KiB], sm.smem_carveouts: [\"[0KiB, 228KiB]\", \"[0KiB, 8KiB]\"]}\n"
-                 "config: best\nsearch: {library: true, kernel: pipelined, split_k: [1], swizzle: [1]}\n",
+      {"name",
+       "name: a/b\nhw: h100\nproblems: [256x256x256]\nconfig: best\ngrid: {l2.size: [50MiB]}\n",
+       "name: 'a/b'"},
+      {"problem",
+       "name: x\nhw: h100\nproblems: [256x256]\nconfig: best\ngrid: {l2.size: [50MiB]}\n",
+       "problems '256x256'"},
+      {"illegal",
+       "name: x\nhw: h100\nproblems: [256x256x256]\ngrid: {l2.size: [50MiB]}\n"
+       "config: {tiles: 128x128x33}\n",
+       "is illegal"},
+      {"no_fit",
+       "name: x\nhw: h100\nproblems: [256x256x256]\ngrid: {sm.smem_per_sm: [228KiB, 8KiB]}\n"
+       "linked: {sm.smem_per_block: [227KiB, 7KiB], sm.smem_carveouts: [\"[0KiB, 228KiB]\", "
+       "\"[0KiB, 8KiB]\"]}\n"
+       "config: best\nsearch: {library: true, kernel: pipelined, split_k: [1], swizzle: [1]}\n",
        "no legal configuration"},
-      {"search_fixed", "name: x\nhw: h100\nproblems: [256x256x256]\ngrid: {l2.size: [50MiB]}\n"
-                       "config: {tiles: 64x64x32}\nsearch: {library: true}\n", "search: only meaningful"},
-      {"search_key", base + "grid: {l2.size: [50MiB]}\nsearch: {speed: fast}\n", "search.speed: unknown key"},
-      {"huge", "name: x\nhw: h100\nproblems: [4096x4096x4096]\nconfig: best\n"
-               "grid: {l2.size: [10MiB, 20MiB, 30MiB, 40MiB, 50MiB, 60MiB, 70MiB, 80MiB, 90MiB, 100MiB]}\n",
+      {"search_fixed",
+       "name: x\nhw: h100\nproblems: [256x256x256]\ngrid: {l2.size: [50MiB]}\n"
+       "config: {tiles: 64x64x32}\nsearch: {library: true}\n",
+       "search: only meaningful"},
+      {"search_key", base + "grid: {l2.size: [50MiB]}\nsearch: {speed: fast}\n",
+       "search.speed: unknown key"},
+      {"huge",
+       "name: x\nhw: h100\nproblems: [4096x4096x4096]\nconfig: best\n"
+       "grid: {l2.size: [10MiB, 20MiB, 30MiB, 40MiB, 50MiB, 60MiB, 70MiB, 80MiB, 90MiB, 100MiB]}\n",
        "simulations needed"},
   };
   for (const auto& b : cases) {

@@ -1,12 +1,12 @@
 // Enumeration, the sweep's fast paths and its command line.
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
 
 #include "hw/loader.hpp"
 #include "kernels/common/enumerate.hpp"
@@ -73,7 +73,7 @@ TEST_CASE("Warp-specialized candidates are generated and left to the legality ch
   for (const auto& c : e.legal) CHECK(c.family == Family::WarpSpecialized);
 }
 
-TEST_CASE("--library restricts the sweep to the kernel library's tiles", "[sweep]") {
+TEST_CASE("A library-only sweep keeps to the kernel library's tiles", "[sweep]") {
   const GpuSpec gpu = load_gpu("h100");
   EnumerateOptions o;
   o.dtype = DType::F16;
@@ -81,19 +81,20 @@ TEST_CASE("--library restricts the sweep to the kernel library's tiles", "[sweep
   const Enumeration e = enumerate_configs(gpu, {2048, 2048, 2048}, o);
   const auto lib = library_configs();
   REQUIRE(!e.legal.empty());
-  for (const auto& c : e.legal)
-    CHECK(std::find(lib.begin(), lib.end(), base_of(c)) != lib.end());
+  for (const auto& c : e.legal) CHECK(std::find(lib.begin(), lib.end(), base_of(c)) != lib.end());
   // Every split-K value of the space appears (run-time knobs of every library kernel).
   CHECK(std::any_of(e.legal.begin(), e.legal.end(), [](const auto& c) { return c.split_k == 16; }));
 }
 
-TEST_CASE("Extrapolation from reduced K is exact when K is short and close when it is long", "[sweep]") {
+TEST_CASE("Extrapolation from reduced K is exact when K is short and close when it is long",
+          "[sweep]") {
   const GpuSpec gpu = load_gpu("h100");
   GemmConfig c;
   c.smem_layout = SmemLayout::Swizzled;
   bool extrapolated = true;
   const GemmProblem short_k{512, 512, 256};  // 8 K-tiles: simulated exactly
-  CHECK(extrapolated_time_us(gpu, c, short_k, 8, 16, &extrapolated) == predict(gpu, c, short_k).time_us);
+  CHECK(extrapolated_time_us(gpu, c, short_k, 8, 16, &extrapolated) ==
+        predict(gpu, c, short_k).time_us);
   CHECK_FALSE(extrapolated);
   const GemmProblem long_k{1024, 1024, 4096};  // 128 K-tiles
   const double fast = extrapolated_time_us(gpu, c, long_k, 8, 16, &extrapolated);
@@ -126,7 +127,8 @@ TEST_CASE("A sweep gives the same rows for any thread count, and pruning keeps t
 }
 
 TEST_CASE("sweep --best prints one kernel name of the library", "[sweep][cli]") {
-  const Result r = run("sweep --hw h100 --problem 256x256x512 --library --split-k 1 --swizzle 1 --best");
+  const Result r =
+      run("sweep --hw h100 --problem 256x256x512 --library --split-k 1 --swizzle 1 --best");
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("gemmsim_tensorop_f16_16816gemm_"));
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
@@ -138,8 +140,10 @@ TEST_CASE("sweep writes CSV and JSON and never overwrites them without --force",
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string prefix = (dir / "s").string();
-  const std::string args = "sweep --hw h100 --problem 256x256x256 --dtype bf16 --library --split-k 1,2 "
-                           "--swizzle 1 --no-progress --out " + prefix;
+  const std::string args =
+      "sweep --hw h100 --problem 256x256x256 --dtype bf16 --library --split-k 1,2 "
+      "--swizzle 1 --no-progress --out " +
+      prefix;
   const Result first = run(args);
   REQUIRE(first.code == 0);
   CHECK_THAT(first.out, Catch::Contains("rank"));
