@@ -4,10 +4,14 @@
 # compute-sanitizer (memcheck, racecheck, synccheck) on tiny problems, the timed sweep, and
 # Nsight Compute counters for a subset. Never changes clocks or any GPU setting.
 #
-#   validate/run_gpu_ws.sh [--only build|check|sanitizer|tune|sweep|ncu]...  [--limit S]
+#   validate/run_gpu_ws.sh [--only build|check|sanitizer|tune|sweep|ncu|diag|alt]...  [--limit S]
 #
 # Results in $OUT (default ./gpu-out-ws): log_ws.txt, ws_check.csv, sanitizer_ws.txt,
-# results_ws.csv, results_ws_failed.csv, counters_ws.csv, ncu_raw_ws.csv.
+# results_ws.csv, results_ws_failed.csv, counters_ws.csv, ncu_raw_ws.csv, results_ws_alt.csv.
+# diag: Nsight Compute warp-state and scheduler sections for ws_diag.csv (into the log).
+# alt: the library rebuilt with -DGEMMSIM_WS_AMPERE_GROUP_ARRIVE (the Ampere producer arrives
+# on FULL after cp.async.wait_group instead of with cp.async.mbarrier.arrive.noinc) and the
+# Ampere rows of ws_h100.csv timed with it (results_ws_alt.csv), for comparison.
 # --limit S: seconds allowed to the sweep and ncu steps each (timeout; partial results kept).
 set -uo pipefail
 
@@ -126,6 +130,34 @@ if want ncu; then
   rm -f "$out/ncu_app.txt"
   python3 "$root/validate/harness/ncu_to_counters.py" --sweep "$sw/ws_ncu.csv" \
     --ncu "$out/ncu_raw_ws.csv" --out "$out/counters_ws.csv" || status=1
+fi
+
+if want diag; then
+  stamp "Nsight Compute warp states, ws_diag.csv"
+  for r in 0 1; do
+    timeout "$limit" ncu --clock-control none --kernel-name "regex:gemm_ws_" \
+      --section WarpStateStats --section SchedulerStats --section SpeedOfLight \
+      "$bench" --sweep "$sw/ws_diag.csv" --row $r --once 2>&1 |
+      grep -vE "^==PROF==|^gemmsim-bench|^launch|^once" | grep -E "gemm_ws|Stall|Warp Cycles|Issued|Eligible|Active Warps|No Eligible|Throughput|Duration|SM Frequency|Section" | head -40
+  done
+fi
+
+if want alt; then
+  stamp "alternative Ampere producer protocol (GEMMSIM_WS_AMPERE_GROUP_ARRIVE)"
+  alt=${build}-alt
+  cmake -S "$root/kernels/cuda" -B "$alt" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DGEMMSIM_FULL_KERNEL_LIBRARY=ON -DGEMMSIM_CUDA_ARCHS=90 \
+    -DCMAKE_CUDA_FLAGS=-DGEMMSIM_WS_AMPERE_GROUP_ARRIVE >/dev/null 2>&1 &&
+    cmake --build "$alt" -j "$(nproc)" --target gemmsim-bench 2>&1 | grep -E "error|FAILED" | head
+  grep -E '^#|^family|ampere' "$sw/ws_h100.csv" >"$out/alt.csv"
+  timeout "$limit" "$alt/gemmsim-bench" --sweep "$out/alt.csv" --no-cublas \
+    --out "$out/results_ws_alt.csv" --failed "$out/alt_failed.csv" | tail -30
+  cat "$out/alt_failed.csv" | tail -n +2 | head -5
+  timeout "$limit" ncu --clock-control none --kernel-name "regex:gemm_ws_" \
+    --section WarpStateStats --section SpeedOfLight \
+    "$alt/gemmsim-bench" --sweep "$sw/ws_diag.csv" --row 0 --once 2>&1 |
+    grep -E "gemm_ws|Stall|Warp Cycles|Issued|Eligible|Throughput|Duration|SM Frequency" | head -25
+  rm -f "$out/alt.csv" "$out/alt_failed.csv"
 fi
 
 stamp "summary"

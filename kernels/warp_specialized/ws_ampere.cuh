@@ -64,6 +64,11 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1) gemm_ws_ampere_kernel
   constexpr int LA = BM * CA / 32, LB = BK * CB / 32;  // chunks per producer lane per tile
   constexpr int XB = tc_swizzle_mult(D, true);
   static_assert(kTf32 || NT % 2 == 0, "16-bit B fragments come in n16 pairs");
+#if defined(GEMMSIM_WS_AMPERE_GROUP_ARRIVE)
+  constexpr bool kGroupArrive = true;
+#else
+  constexpr bool kGroupArrive = false;
+#endif
 
   extern __shared__ __align__(128) unsigned char smem[];
   const uint32_t sbase = dev::smem_addr(smem);
@@ -166,14 +171,24 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1) gemm_ws_ampere_kernel
                      gk < w.k_end ? N - gn : 0);
         }
       }
-      if (a_vec && b_vec) {
+      if constexpr (kGroupArrive) {
+        // Experimental protocol (GEMMSIM_WS_AMPERE_GROUP_ARRIVE): one cp.async group per
+        // k-tile; FULL of tile kt - (stages - 1) is arrived on once that group has landed.
+        dev::cp_async_commit();
+        dev::cp_async_wait<S - 1>();
+        if (kt >= S - 1) dev::mbar_arrive(full_bar((kt - (S - 1)) % S));
+      } else if (a_vec && b_vec) {
         dev::cp_async_mbar_arrive_noinc(full_bar(s));
       } else {
-        dev::cp_async_wait<0>();
+        dev::cp_async_wait_all();  // this lane's copies of both operands (uncommitted groups too)
         dev::mbar_arrive(full_bar(s));
       }
     }
-    dev::cp_async_wait<0>();
+    dev::cp_async_wait_all();
+    if constexpr (kGroupArrive) {
+      for (int kt = ktiles - (S - 1) > 0 ? ktiles - (S - 1) : 0; kt < ktiles; ++kt)
+        dev::mbar_arrive(full_bar(kt % S));
+    }
     return;
   }
 

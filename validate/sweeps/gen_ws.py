@@ -166,9 +166,13 @@ write(os.path.join(HERE, "ws_ncu.csv"), ncu)
 # compute-sanitizer: tiny problems with ragged edges (racecheck, synccheck, memcheck).
 san = []
 san += shape_rows(200, 136, 200, ["H128x256s2", "H128s3c1", "H64x64s2"])
-san += shape_rows(130, 70, 96, ["A128s3", "A128c2s3", "A64k64s2"])
+san += shape_rows(130, 70, 96, ["A128s3", "A128c2s3", "A64k64s2"])  # N not a vector multiple
+san += shape_rows(136, 72, 96, ["A128s3", "A128c2s3"])  # aligned: cp.async + arrive.noinc
 san += shape_rows(77, 45, 33, [("tf32", "A128k16s4"), "A64s3"])
 write(os.path.join(HERE, "ws_sanitize.csv"), san)
+
+# Nsight Compute warp-state diagnosis: the two variants at 4096^3.
+write(os.path.join(HERE, "ws_diag.csv"), shape_rows(4096, 4096, 4096, ["A128s4", "H128x256s3"]))
 
 # every warp-specialized library instantiation at aligned and ragged sizes (--check-only):
 # 520x264x200 (not tile multiples), 1000x1000x1000, and for Ampere 333x257x77 (K, N not
