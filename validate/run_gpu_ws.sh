@@ -139,17 +139,35 @@ if want diag; then
       --section WarpStateStats --section SchedulerStats --section SpeedOfLight \
       "$bench" --sweep "$sw/ws_diag.csv" --row $r --once 2>&1 |
       grep -vE "^==PROF==|^gemmsim-bench|^launch|^once" | grep -E "gemm_ws|Stall|Warp Cycles|Issued|Eligible|Active Warps|No Eligible|Throughput|Duration|SM Frequency|Section" | head -40
+    # stall reasons: warps stalled per issued instruction, largest first
+    timeout "$limit" ncu --clock-control none --kernel-name "regex:gemm_ws_" --csv --page raw \
+      --metrics "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
+      "$bench" --sweep "$sw/ws_diag.csv" --row $r --once 2>/dev/null | grep -E '^"' >"$out/stall.csv"
+    python3 - "$out/stall.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+if len(rows) >= 3:
+    h, v = rows[0], rows[2]
+    st = sorted(((float(v[i].replace(",", "")), h[i]) for i in range(len(h))
+                 if h[i].startswith("smsp__average_warps_issue_stalled") and v[i].strip()),
+                reverse=True)
+    print("  stalls per issued instruction:", ", ".join(
+        f"{n.replace('smsp__average_warps_issue_stalled_', '').replace('_per_issue_active.ratio', '')}"
+        f" {x:.2f}" for x, n in st[:8]))
+PY
+    rm -f "$out/stall.csv"
   done
 fi
 
 if want alt; then
-  stamp "alternative Ampere producer protocol (GEMMSIM_WS_AMPERE_GROUP_ARRIVE)"
+  alt_flags=${ALT_FLAGS:--DGEMMSIM_WS_AMPERE_GROUP_ARRIVE}
+  stamp "alternative build ($alt_flags)"
   alt=${build}-alt
   cmake -S "$root/kernels/cuda" -B "$alt" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DGEMMSIM_FULL_KERNEL_LIBRARY=ON -DGEMMSIM_CUDA_ARCHS=90 \
-    -DCMAKE_CUDA_FLAGS=-DGEMMSIM_WS_AMPERE_GROUP_ARRIVE >/dev/null 2>&1 &&
+    "-DCMAKE_CUDA_FLAGS=$alt_flags" >/dev/null 2>&1 &&
     cmake --build "$alt" -j "$(nproc)" --target gemmsim-bench 2>&1 | grep -E "error|FAILED" | head
-  grep -E '^#|^family|ampere' "$sw/ws_h100.csv" >"$out/alt.csv"
+  grep -E "${ALT_ROWS:-^#|^family|ampere}" "$sw/ws_h100.csv" >"$out/alt.csv"
   timeout "$limit" "$alt/gemmsim-bench" --sweep "$out/alt.csv" --no-cublas \
     --out "$out/results_ws_alt.csv" --failed "$out/alt_failed.csv" | tail -30
   cat "$out/alt_failed.csv" | tail -n +2 | head -5

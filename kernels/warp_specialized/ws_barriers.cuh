@@ -31,9 +31,10 @@ __device__ __forceinline__ void cp_async_wait_all() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
-// Wait until the phase with parity `parity` has completed.
+// Wait until the phase with parity `parity` has completed. GEMMSIM_WS_SPIN_WAIT (experiment):
+// poll with test_wait on sm_90 too instead of try_wait, which may suspend the waiting thread.
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(GEMMSIM_WS_SPIN_WAIT)
   asm volatile(
       "{\n"
       " .reg .pred p;\n"
