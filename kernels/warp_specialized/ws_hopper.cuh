@@ -228,8 +228,9 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
     }
   }
 #else
-  // Built without the sm_90a feature set (wgmma, setmaxnreg): never launched, see
-  // make_ws_hopper_tensor_maps' caller, which refuses devices other than compute capability 9.0.
+  // Compiled for an architecture without the sm_90a feature set (wgmma, setmaxnreg). The
+  // kernel library builds 90a wherever 90 is asked for (kernels/cuda/CMakeLists.txt), so this
+  // body only exists in cubins for other GPUs, where the Hopper variant is illegal anyway.
   __trap();
 #endif
 }
