@@ -84,6 +84,21 @@ constexpr GEMMSIM_HD int ws_consumer_regs(const GemmConfig& c) {
   return (ws_hopper(c) && c.consumers == 2) ? kWsHopperConsumerRegs : 0;
 }
 
+// Ampere: registers per thread at one CTA per SM. The register file is handed out per warp in
+// groups of four warps (one per sub-partition), so 9 warps (2 consumer warpgroups + producer)
+// are charged as 12: 65536 / (12 * 32) = 170 -> 168 (ptxas reports 168 under
+// __launch_bounds__(288, 1)), against 255 for 5 warps. Accumulators must leave room for the
+// double-buffered fragments and addressing: 128 fit in 255 registers, 64 in 168.
+constexpr GEMMSIM_HD int ws_ampere_register_cap(const GemmConfig& c) {
+  const int warps = ws_consumer_warps(c) + 1;
+  const int charged = (warps + 3) / 4 * 4;
+  const int regs = 65536 / (charged * 32) / 8 * 8;
+  return regs > 255 ? 255 : regs;
+}
+constexpr GEMMSIM_HD int ws_ampere_max_accumulators(const GemmConfig& c) {
+  return ws_ampere_register_cap(c) >= 255 ? 128 : 64;
+}
+
 // ---- shared memory --------------------------------------------------------------------------
 constexpr GEMMSIM_HD int ws_a_stage_bytes(const GemmConfig& c) {
   return ws_hopper(c) ? c.block_m * c.block_k * element_bytes(c.dtype) : tc_a_stage_bytes(c);
@@ -164,6 +179,9 @@ constexpr GEMMSIM_HD const char* ws_rule_violation(const GemmConfig& c) {
                                   : "warp tile N must be a multiple of 16 (ldmatrix.x4.trans)";
   if (ws_accumulators_per_thread(c) > 128)
     return "warp tile holds more than 128 fp32 accumulators per thread";
+  if (ws_accumulators_per_thread(c) > ws_ampere_max_accumulators(c))
+    return "Ampere warp-specialized with 2 consumer warpgroups: at most 64 fp32 accumulators per "
+           "thread (9 warps leave 168 registers per thread; 128 accumulators spill)";
   if (c.block_k % tc_mma_k(c.dtype) != 0) return "block_k must be a multiple of the mma K";
   if (c.block_n % tc_vec_elems(c.dtype) != 0)
     return "block_n must be a multiple of the 16-byte vector";
