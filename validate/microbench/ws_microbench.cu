@@ -1,10 +1,11 @@
 // gemmsim-ws-microbench: calibration numbers for the warp-specialized family on sm_90a:
 // mbarrier arrive/wait costs, bulk copies through the TMA unit (latency, per-SM and DRAM
-// bandwidth) and wgmma m64nNk16 throughput and latency per N.
+// bandwidth), wgmma m64nNk16 throughput and latency per N, and cp.async.cg throughput when
+// only 1 to 8 warps per SM issue it (the Ampere-style producer warp).
 //
 //   nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I. \
 //     validate/microbench/ws_microbench.cu validate/harness/gpu_info.cpp -ldl -o ws_microbench
-//   ./ws_microbench [--out ws_microbench.csv]
+//   ./ws_microbench [--out ws_microbench.csv] [--cp-async-only]
 //
 // Writes rows in the format of validate/data/h100/microbench.csv:
 // `name,value,unit,sm_clock_mhz,method`. Cycle counts come from clock64() inside the kernels;
@@ -246,6 +247,35 @@ __global__ void wgmma_kernel(int iters, bool chase, float* sink, Probe* pr) {
   if (s == 1234.5f) sink[0] = s;
 }
 
+
+// ---- cp.async from few warps ------------------------------------------------------------------
+// Each warp streams its own 64 KiB (L2-resident) slice with cp.async.cg 16 B per lane into its
+// own 4-stage ring of 4 KiB stages (8 instructions per stage), committing a group per stage and
+// keeping 3 in flight (wait_group 3): the shape of a producer warp that keeps a few stages
+// ahead. How fast can one warp, or a few, move data into shared memory?
+__global__ void cp_async_warps_kernel(const char* src, int iters, Probe* pr) {
+  extern __shared__ __align__(128) char sbuf[];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const char* mine = src + (size_t(blockIdx.x) * 32 + warp) * 65536;
+  const uint32_t ring = smem_addr(sbuf + warp * 16384);
+  __syncthreads();
+  if (threadIdx.x == 0) stamp0(pr);
+  for (int i = 0; i < iters; ++i) {
+    const uint32_t stage = ring + (i % 4) * 4096;
+    const char* from = mine + (i % 16) * 4096;
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(stage + j * 512 + lane * 16),
+                   "l"(from + j * 512 + lane * 16)
+                   : "memory");
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    asm volatile("cp.async.wait_group 3;" ::: "memory");
+  }
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  __syncthreads();
+  if (threadIdx.x == 0) stamp1(pr);
+}
+
 // ---- host --------------------------------------------------------------------------------
 struct Row {
   std::string name;
@@ -410,6 +440,38 @@ class Runner {
     wgmma_one<256>();
   }
 
+
+  void cp_async_warps() {
+    char* src = nullptr;
+    CK(cudaMalloc(&src, size_t(sms_) * 32 * 65536));
+    CK(cudaMemset(src, 1, size_t(sms_) * 32 * 65536));
+    CK(cudaFuncSetAttribute(cp_async_warps_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            8 * 16384));
+    const int it = 2048;
+    for (int warps : {1, 2, 4, 8}) {
+      for (int grid : {1, sms_}) {
+        cp_async_warps_kernel<<<grid, 32 * warps, warps * 16384>>>(src, 64, probe_);
+        cp_async_warps_kernel<<<grid, 32 * warps, warps * 16384>>>(src, it, probe_);
+        CK(cudaDeviceSynchronize());
+        auto p = probes(grid);
+        std::vector<double> r, f;
+        for (auto& q : p) {
+          r.push_back(double(warps) * it * 4096 / double(q.c1 - q.c0));
+          f.push_back(mhz(q));
+        }
+        add("cp_async_" + std::to_string(warps) + "warp_bandwidth_" +
+                (grid == 1 ? std::string("one_sm") : std::string("per_sm")),
+            median(r), "B/clk", median(f),
+            std::to_string(warps) + " warp(s) per block, " +
+                (grid == 1 ? std::string("one block alone") : std::string("one block per SM")) +
+                ": each warp streams its own L2-resident 64 KiB with cp.async.cg 16 B, 8 "
+                "instructions (4 KiB) per commit group, wait_group 3; bytes / the block's clock64 "
+                "span (median over blocks)");
+      }
+    }
+    CK(cudaFree(src));
+  }
+
   void write(const std::string& path) {
     std::ofstream f(path);
     f << "name,value,unit,sm_clock_mhz,method\n";
@@ -438,16 +500,22 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc) {
       out = argv[++i];
+    } else if (a == "--cp-async-only") {
     } else {
-      std::fprintf(stderr, "usage: gemmsim-ws-microbench [--out FILE]\n");
+      std::fprintf(stderr, "usage: gemmsim-ws-microbench [--out FILE] [--cp-async-only]\n");
       return 2;
     }
   }
   try {
     wsmb::Runner r;
-    r.mbarrier();
-    r.wgmma();
-    r.tma();
+    bool only_cp = false;
+    for (int i = 1; i < argc; ++i) only_cp |= std::string(argv[i]) == "--cp-async-only";
+    if (!only_cp) {
+      r.mbarrier();
+      r.wgmma();
+      r.tma();
+    }
+    r.cp_async_warps();
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
   } catch (const std::exception& e) {
