@@ -42,9 +42,13 @@ ResourceUsage estimate_resources(const GemmConfig& c, const GpuSpec& gpu) {
     r.regs_per_thread = (ws_producer_regs(c) * 128 + ws_consumer_regs(c) * 128 * c.consumers) /
                         r.threads;
   } else if (ws_hopper_regs) {
-    // wgmma accumulators of the consumer warpgroup plus addressing; no fragments in registers
-    // (A and B are read from shared memory by the tensor cores).
-    r.regs_per_thread = ws_accumulators_per_thread(c) + kAddressing;
+    // wgmma accumulators of the consumer warpgroup plus its loop state: no fragments in
+    // registers (the tensor cores read A and B from shared memory) and no copy addressing (the
+    // producer thread's TMA coordinates are few). ptxas reports accumulators + 26 for every
+    // one-consumer Hopper kernel of the library (58, 90, 122, 154 registers,
+    // validate/data/h100/results_ws.csv, column regs_per_thread).
+    constexpr int kWgmmaLoopState = 26;
+    r.regs_per_thread = ws_accumulators_per_thread(c) + kWgmmaLoopState;
   } else if (c.tensor_core()) {
     const MmaShape s = mma_shape_for(c, gpu);
     const int wm = c.warp_tile_m(), wn = c.warp_tile_n();
