@@ -31,11 +31,13 @@
 // a plain mbarrier.arrive (release) on FULL[s]: same count, same slots.
 // Non-persistent: one CTA per output tile (threadblock swizzle as in tile_rules.hpp); split_k 1.
 //
-// Measured on the H100 (validate/data/h100/README.md): the one producer warp bounds the kernel,
-// about 1.25 us per 16 KB k-tile per SM whatever the stages or consumers. Experiment switches
-// (not the default): GEMMSIM_WS_AMPERE_GROUP_ARRIVE (one cp.async group per k-tile, FULL arrived
-// after cp.async.wait_group(stages-1)) and GEMMSIM_WS_SPIN_WAIT (ws_barriers.cuh); neither
-// changed the speed.
+// Measured on the H100 (validate/data/h100/README.md): 270-300 TFLOPS bf16 at 4096^3 and
+// 8192^3. The one producer warp issues every copy, so its loop must stay lean: with the
+// element-wise path behind a run-time branch in the same loop it issued ~15 instructions per
+// cp.async and bounded the kernel at ~110 TFLOPS. Experiment switches (not the default; tried
+// on that earlier loop, no change): GEMMSIM_WS_AMPERE_GROUP_ARRIVE (one cp.async group per
+// k-tile, FULL arrived after cp.async.wait_group(stages-1)) and GEMMSIM_WS_SPIN_WAIT
+// (ws_barriers.cuh).
 #pragma once
 
 #include <type_traits>
@@ -130,66 +132,78 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1) gemm_ws_ampere_kernel
     const int b_cols_left = N - w.n0 - b_c * VEC;
     const uint32_t a_dst0 = tc_chunk_offset(L, a_r0, a_c, CA);
     const uint32_t b_dst0 = A_STAGE + tc_chunk_offset(L, b_r0, b_c, CB, XB);
-    for (int kt = 0; kt < ktiles; ++kt) {
-      const int s = kt % S, u = kt / S;
-      if (u >= 1) dev::mbar_wait(empty_bar(s), (u - 1) & 1);
-      const uint32_t st = sbase + s * STAGE;
-      const int k0 = w.k_begin + kt * BK;
-      if constexpr (A_ROWWALK) {
-        const char* p = a_ptr0 + static_cast<long long>(kt) * BK * EB;
-        const int k_left = w.k_end - (k0 + a_c * VEC);
+    // AL: both operands 16-byte aligned, known at compile time, so the aligned loop carries no
+    // element-wise copy code: one LDGSTS and a few integer instructions per chunk (with the
+    // run-time choice inside the loop the single producer warp issued ~15 instructions per
+    // chunk and bounded the kernel at ~1.2 us per 16 KB k-tile on the H100).
+    auto produce = [&](auto aligned) {
+      constexpr bool AL = decltype(aligned)::value;
+      const bool av = AL || a_vec, bv = AL || b_vec;
+      for (int kt = 0; kt < ktiles; ++kt) {
+        const int s = kt % S, u = kt / S;
+        if (u >= 1) dev::mbar_wait(empty_bar(s), (u - 1) & 1);
+        const uint32_t st = sbase + s * STAGE;
+        const int k0 = w.k_begin + kt * BK;
+        if constexpr (A_ROWWALK) {
+          const char* p = a_ptr0 + static_cast<long long>(kt) * BK * EB;
+          const int k_left = w.k_end - (k0 + a_c * VEC);
 #pragma unroll
-        for (int i = 0; i < LA; ++i) {
-          const uint32_t dst = (ARP % 8 == 0 || L != SmemLayout::Swizzled)
-                                   ? a_dst0 + i * ARP * RA
-                                   : tc_chunk_offset(L, a_r0 + i * ARP, a_c, CA);
-          copy_chunk(st + dst, p, A, a_vec, i * ARP < a_rows_left ? k_left : 0);
-          p += a_rowstep;
+          for (int i = 0; i < LA; ++i) {
+            const uint32_t dst = (ARP % 8 == 0 || L != SmemLayout::Swizzled)
+                                     ? a_dst0 + i * ARP * RA
+                                     : tc_chunk_offset(L, a_r0 + i * ARP, a_c, CA);
+            copy_chunk(st + dst, p, A, av, i * ARP < a_rows_left ? k_left : 0);
+            p += a_rowstep;
+          }
+        } else {
+#pragma unroll
+          for (int i = 0; i < LA; ++i) {
+            const int e = lane + 32 * i, row = e / CA, c = e % CA;
+            const int gm = w.m0 + row, gk = k0 + c * VEC;
+            copy_chunk(st + tc_chunk_offset(L, row, c, CA),
+                       A + (static_cast<long long>(gm) * K + gk) * EB, A, av,
+                       gm < M ? w.k_end - gk : 0);
+          }
         }
-      } else {
+        if constexpr (B_ROWWALK) {
+          const char* p = b_ptr0 + static_cast<long long>(kt) * BK * N * EB;
+          const int k_rows_left = w.k_end - (k0 + b_r0);
 #pragma unroll
-        for (int i = 0; i < LA; ++i) {
-          const int e = lane + 32 * i, row = e / CA, c = e % CA;
-          const int gm = w.m0 + row, gk = k0 + c * VEC;
-          copy_chunk(st + tc_chunk_offset(L, row, c, CA),
-                     A + (static_cast<long long>(gm) * K + gk) * EB, A, a_vec,
-                     gm < M ? w.k_end - gk : 0);
+          for (int i = 0; i < LB; ++i) {
+            const uint32_t dst = (BRP % 8 == 0 || L != SmemLayout::Swizzled)
+                                     ? b_dst0 + i * BRP * RB
+                                     : A_STAGE + tc_chunk_offset(L, b_r0 + i * BRP, b_c, CB, XB);
+            copy_chunk(st + dst, p, B, bv, i * BRP < k_rows_left ? b_cols_left : 0);
+            p += b_rowstep;
+          }
+        } else {
+#pragma unroll
+          for (int i = 0; i < LB; ++i) {
+            const int e = lane + 32 * i, row = e / CB, c = e % CB;
+            const int gk = k0 + row, gn = w.n0 + c * VEC;
+            copy_chunk(st + A_STAGE + tc_chunk_offset(L, row, c, CB, XB),
+                       B + (static_cast<long long>(gk) * N + gn) * EB, B, bv,
+                       gk < w.k_end ? N - gn : 0);
+          }
+        }
+        if constexpr (kGroupArrive) {
+          // Experimental protocol (GEMMSIM_WS_AMPERE_GROUP_ARRIVE): one cp.async group per
+          // k-tile; FULL of tile kt - (stages - 1) is arrived on once that group has landed.
+          dev::cp_async_commit();
+          dev::cp_async_wait<S - 1>();
+          if (kt >= S - 1) dev::mbar_arrive(full_bar((kt - (S - 1)) % S));
+        } else if (av && bv) {
+          dev::cp_async_mbar_arrive_noinc(full_bar(s));
+        } else {
+          dev::cp_async_wait_all();  // this lane's copies of both operands (uncommitted groups too)
+          dev::mbar_arrive(full_bar(s));
         }
       }
-      if constexpr (B_ROWWALK) {
-        const char* p = b_ptr0 + static_cast<long long>(kt) * BK * N * EB;
-        const int k_rows_left = w.k_end - (k0 + b_r0);
-#pragma unroll
-        for (int i = 0; i < LB; ++i) {
-          const uint32_t dst = (BRP % 8 == 0 || L != SmemLayout::Swizzled)
-                                   ? b_dst0 + i * BRP * RB
-                                   : A_STAGE + tc_chunk_offset(L, b_r0 + i * BRP, b_c, CB, XB);
-          copy_chunk(st + dst, p, B, b_vec, i * BRP < k_rows_left ? b_cols_left : 0);
-          p += b_rowstep;
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < LB; ++i) {
-          const int e = lane + 32 * i, row = e / CB, c = e % CB;
-          const int gk = k0 + row, gn = w.n0 + c * VEC;
-          copy_chunk(st + A_STAGE + tc_chunk_offset(L, row, c, CB, XB),
-                     B + (static_cast<long long>(gk) * N + gn) * EB, B, b_vec,
-                     gk < w.k_end ? N - gn : 0);
-        }
-      }
-      if constexpr (kGroupArrive) {
-        // Experimental protocol (GEMMSIM_WS_AMPERE_GROUP_ARRIVE): one cp.async group per
-        // k-tile; FULL of tile kt - (stages - 1) is arrived on once that group has landed.
-        dev::cp_async_commit();
-        dev::cp_async_wait<S - 1>();
-        if (kt >= S - 1) dev::mbar_arrive(full_bar((kt - (S - 1)) % S));
-      } else if (a_vec && b_vec) {
-        dev::cp_async_mbar_arrive_noinc(full_bar(s));
-      } else {
-        dev::cp_async_wait_all();  // this lane's copies of both operands (uncommitted groups too)
-        dev::mbar_arrive(full_bar(s));
-      }
-    }
+    };
+    if (a_vec && b_vec)
+      produce(std::true_type{});
+    else
+      produce(std::false_type{});
     dev::cp_async_wait_all();
     if constexpr (kGroupArrive) {
       for (int kt = ktiles - (S - 1) > 0 ? ktiles - (S - 1) : 0; kt < ktiles; ++kt)
