@@ -138,7 +138,8 @@ std::vector<FieldSpec> build_schema() {
                    "Largest wgmma shape m64nNkK for this type (sm_90a; N <= 256)."),
       with_feature("wgmma", "tensor.*.wgmma_latency", TENSOR_FIELD(wgmma_latency), 1, 10000,
                    "One wgmma of the shape above with nothing else in flight: issue to "
-                   "completion."),
+                   "completion. What exceeds the shape's own work at the dense rate is taken "
+                   "as the fixed pipeline latency of every N."),
       required("lsu.ops_per_clk_per_sm", GPU_FIELD(lsu.ops_per_clk_per_sm), 0.0625, 64,
                "Warp-wide memory instructions (ld/st shared or global, ldmatrix, cp.async) the "
                "SM's LSU/MIO path accepts per SM clock; data rates are bounded separately by "
@@ -240,12 +241,14 @@ std::vector<FieldSpec> build_schema() {
                    "mbarrier: completing arrive (or last transaction byte) to a waiting "
                    "warp waking."),
       with_feature("tma", "async.tma_latency", GPU_FIELD(async.tma_latency), 1, 10000,
-                   "TMA: issue of a bulk tensor copy to its first bytes in shared memory, L2 "
-                   "hit."),
+                   "TMA: a small bulk copy hitting in L2, from its issue (with the "
+                   "mbarrier.arrive.expect_tx before it) to the thread's mbarrier wait returning; "
+                   "the model charges what exceeds l2.hit_latency + async.mbarrier_latency to "
+                   "the TMA unit."),
       with_feature("tma", "async.tma_bandwidth", GPU_FIELD(async.tma_bandwidth), 1 * GBps,
                    100 * TBps,
-                   "Bytes per second one SM's TMA unit can write into its shared "
-                   "memory."),
+                   "Bytes per second one SM's TMA unit moves into its shared memory (measured "
+                   "with that SM alone, so L2 is not the limit)."),
   };
 }
 

@@ -125,7 +125,7 @@ if want ncu; then
       if grep -qE "^[[:space:]]*${base}[[:space:]]" "$out/ncu_metrics.txt"; then metrics+=("$m"); else echo "ncu: no metric $m on this GPU"; fi
     done
     mlist=$(IFS=,; echo "${metrics[*]}")
-    ncu --clock-control none --kernel-name "regex:gemm_(tiled|simt|tensorop|splitk)" \
+    ncu --clock-control none --kernel-name "regex:gemm_(tiled|simt|tensorop|splitk|ws_)" \
       --metrics "$mlist" --csv --page raw --print-units base --log-file "$out/ncu_raw.csv" \
       "$build/gemmsim-bench" --sweep "$ns" --once >"$out/ncu_app.txt" 2>&1 ||
       { echo "ncu run failed"; tail -20 "$out/ncu_app.txt"; status=1; }

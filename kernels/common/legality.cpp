@@ -6,6 +6,7 @@
 
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/tile_rules.hpp"
+#include "kernels/common/ws_layout.hpp"
 #include "sim/core/error.hpp"
 
 namespace gemmsim {
@@ -34,7 +35,21 @@ ResourceUsage estimate_resources(const GemmConfig& c, const GpuSpec& gpu) {
   ResourceUsage r;
   r.threads = c.threads();
   r.warps = r.threads / 32;
-  if (c.tensor_core()) {
+  const bool ws_hopper_regs = c.family == Family::WarpSpecialized && ws_hopper(c);
+  if (ws_hopper_regs && ws_consumer_regs(c) > 0) {
+    // setmaxnreg moves registers between the warpgroups inside the CTA's launch allocation:
+    // the launch count is what occupancy sees (ws_layout.hpp: 168 for 384 threads).
+    r.regs_per_thread = (ws_producer_regs(c) * 128 + ws_consumer_regs(c) * 128 * c.consumers) /
+                        r.threads;
+  } else if (ws_hopper_regs) {
+    // wgmma accumulators of the consumer warpgroup plus its loop state: no fragments in
+    // registers (the tensor cores read A and B from shared memory) and no copy addressing (the
+    // producer thread's TMA coordinates are few). ptxas reports accumulators + 26 for every
+    // one-consumer Hopper kernel of the library (58, 90, 122, 154 registers,
+    // validate/data/h100/results_ws.csv, column regs_per_thread).
+    constexpr int kWgmmaLoopState = 26;
+    r.regs_per_thread = ws_accumulators_per_thread(c) + kWgmmaLoopState;
+  } else if (c.tensor_core()) {
     const MmaShape s = mma_shape_for(c, gpu);
     const int wm = c.warp_tile_m(), wn = c.warp_tile_n();
     const int acc = wm * wn / 32;  // fp32 accumulators per thread
@@ -74,7 +89,29 @@ std::optional<std::string> legality_violation(const GemmConfig& c, const GemmPro
     if (c.ws_variant == WsVariant::Hopper && !(gpu.features.tma && gpu.features.wgmma))
       return fail("the Hopper warp-specialized variant needs TMA and wgmma (sm_90); {} is sm_{}",
                   gpu.name, gpu.compute_capability);
-    return fail("the warp-specialized family is not modelled yet");
+    if (const char* why = ws_rule_violation(c))
+      return fail("{} (tile {}x{}x{}, warps {}x{}, {} consumer warpgroup(s), {} stage(s), {})", why,
+                  c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n, c.consumers, c.stages,
+                  dtype_name(c.dtype));
+    if (const char* why = ws_problem_violation(c, p))
+      return fail("{} (problem {}x{}x{})", why, p.m, p.n, p.k);
+    if (!ws_hopper(c)) {
+      const MmaShape s = mma_shape_for(c, gpu);
+      if (c.warp_tile_m() % s.m || c.warp_tile_n() % s.n || c.block_k % s.k)
+        return fail("tile {}x{}x{} with warp tile {}x{} does not fit {}'s mma shape m{}n{}k{}",
+                    c.block_m, c.block_n, c.block_k, c.warp_tile_m(), c.warp_tile_n(), gpu.key,
+                    s.m, s.n, s.k);
+    }
+    const ResourceUsage r = estimate_resources(c, gpu);
+    if (r.threads > gpu.sm.max_threads_per_block)
+      return fail("{} threads per CTA exceed the limit of {}", r.threads,
+                  gpu.sm.max_threads_per_block);
+    if (r.smem_bytes > gpu.sm.smem_per_block.value)
+      return fail("{} bytes of shared memory per CTA ({} stages of {} B plus barriers) exceed "
+                  "{}'s {} per block",
+                  r.smem_bytes, c.stages, ws_stage_bytes(c), gpu.name,
+                  gpu.sm.smem_per_block.value);
+    return std::nullopt;
   }
   // The structural rules the real kernels static_assert on (kernels/common/tile_rules.hpp).
   if (const char* why = tile_rule_violation(c))

@@ -15,6 +15,10 @@
 
 namespace gemmsim {
 
+// Warp-specialized family: defined in kernels/common/ws_layout.hpp (included at the end).
+constexpr GEMMSIM_HD int ws_smem_bytes(const GemmConfig& c);
+constexpr GEMMSIM_HD const char* ws_rule_violation(const GemmConfig& c);
+
 constexpr GEMMSIM_HD long long ceil_div_ll(long long a, long long b) { return (a + b - 1) / b; }
 constexpr GEMMSIM_HD bool is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
@@ -104,6 +108,7 @@ constexpr GEMMSIM_HD int tc_b_stage_bytes(const GemmConfig& c) {
 
 // Shared memory (bytes) a configuration needs: dynamic for every family.
 constexpr GEMMSIM_HD int smem_bytes(const GemmConfig& c) {
+  if (c.family == Family::WarpSpecialized) return ws_smem_bytes(c);
   if (!c.tensor_core()) {
     const int per_buffer =
         c.block_k * (simt_a_row_floats(c) + simt_b_row_floats(c)) * 4;
@@ -241,9 +246,11 @@ constexpr GEMMSIM_HD const char* tile_rule_violation(const GemmConfig& c) {
     case Family::Pipelined:
       return c.tensor_core() ? tensorop_rule_violation(c) : simt_rule_violation(c);
     case Family::WarpSpecialized:
-      return "warp-specialized family has no CUDA kernel in this library";
+      return ws_rule_violation(c);
   }
   return "unknown family";
 }
 
 }  // namespace gemmsim
+
+#include "kernels/common/ws_layout.hpp"

@@ -7,6 +7,8 @@
 #include "kernels/pipelined/simt_sgemm.cuh"
 #include "kernels/pipelined/tensorop_gemm.cuh"
 #include "kernels/tiled/tiled_sgemm.cuh"
+#include "kernels/warp_specialized/ws_ampere.cuh"
+#include "kernels/warp_specialized/ws_hopper.cuh"
 
 namespace gemmsim::cuda {
 
@@ -15,6 +17,10 @@ constexpr auto kernel_function() {
   constexpr GemmConfig C = Tag::value;
   if constexpr (C.family == Family::Tiled)
     return &gemm_tiled_kernel<Tag>;
+  else if constexpr (C.family == Family::WarpSpecialized && C.ws_variant == WsVariant::Hopper)
+    return &gemm_ws_hopper_kernel<Tag>;
+  else if constexpr (C.family == Family::WarpSpecialized)
+    return &gemm_ws_ampere_kernel<Tag>;
   else if constexpr (!C.tensor_core())
     return &gemm_simt_pipelined_kernel<Tag>;
   else
@@ -37,6 +43,11 @@ cudaError_t launch_gemm(const GemmArgs& args, cudaStream_t stream) {
   full.split_k_mode = args.cfg.split_k_mode;
   full.swizzle = args.cfg.swizzle;
   if (runtime_rule_violation(full) != nullptr) return cudaErrorInvalidValue;
+  if constexpr (C.family == Family::WarpSpecialized) {
+    if (tile_rule_violation(full) != nullptr ||
+        ws_problem_violation(full, GemmProblem{args.m, args.n, args.k}) != nullptr)
+      return cudaErrorInvalidValue;
+  }
   if (full.split_k > 1 && full.split_k_mode == SplitKMode::Reduction && args.workspace == nullptr)
     return cudaErrorInvalidValue;
 
@@ -53,9 +64,16 @@ cudaError_t launch_gemm(const GemmArgs& args, cudaStream_t stream) {
         a.c, 0, sizeof(float) * static_cast<size_t>(args.m) * static_cast<size_t>(args.n), stream);
     if (e != cudaSuccess) return e;
   }
-  kernel<<<dim3(static_cast<unsigned>(g.x), static_cast<unsigned>(g.y),
-                static_cast<unsigned>(g.z)),
-           C.threads(), kSmem, stream>>>(a);
+  const dim3 grid(static_cast<unsigned>(g.x), static_cast<unsigned>(g.y),
+                  static_cast<unsigned>(g.z));
+  if constexpr (C.family == Family::WarpSpecialized && C.ws_variant == WsVariant::Hopper) {
+    CUtensorMap map_a, map_b;
+    const cudaError_t me = make_ws_hopper_tensor_maps(C, a, &map_a, &map_b);
+    if (me != cudaSuccess) return me;
+    kernel<<<grid, C.threads(), kSmem, stream>>>(map_a, map_b, a);
+  } else {
+    kernel<<<grid, C.threads(), kSmem, stream>>>(a);
+  }
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   if (full.split_k > 1 && full.split_k_mode == SplitKMode::Reduction)

@@ -19,6 +19,7 @@
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
 #include "kernels/common/model_support.hpp"
+#include "kernels/common/tc_plan.hpp"
 #include "kernels/common/tile_rules.hpp"
 #include "kernels/common/tiling.hpp"
 #include "sim/gpu/smem_banks.hpp"
@@ -69,8 +70,8 @@ class TensorPipelinedModel final : public sim::KernelModel {
     a_vec_ = p.k % tc_vec_elems(c.dtype) == 0;
     b_vec_ = p.n % tc_vec_elems(c.dtype) == 0;
     ldmatrix_ = gpu.features.ldmatrix;
-    build_copy_plan(gpu);
-    build_fragment_costs(gpu);
+    plan_ = model::tc_copy_plan(c, gpu, c.threads());
+    frag_cost_ = model::tc_fragment_costs(c, gpu, mma_);
     stores_per_warp_ = std::max(1, c.warp_tile_m() * c.warp_tile_n() / 64);
   }
 
@@ -339,160 +340,19 @@ class TensorPipelinedModel final : public sim::KernelModel {
     }
   }
 
-  // Which 16-byte chunks of the A and B tiles each warp copies (chunk e = tid + i * threads),
-  // and what their shared-memory stores cost, from the kernel's own layout functions.
-  void build_copy_plan(const GpuSpec& gpu) {
-    const int T = c_.threads();
-    const int warps = T / 32;
-    const int vec = tc_vec_elems(c_.dtype);
-    const int ca = tc_a_chunks_per_row(c_), cb = tc_b_chunks_per_row(c_);
-    const std::uint32_t a_stage = std::uint32_t(tc_a_stage_bytes(c_));
-    runs_a_.assign(warps, {});
-    runs_b_.assign(warps, {});
-    copy_a_.assign(warps, {});
-    copy_b_.assign(warps, {});
-    auto plan = [&](int rows, int cpr, int mult, std::uint32_t base,
-                    std::vector<std::vector<Run>>& runs, std::vector<SmemCost>& cost) {
-      const int chunks = rows * cpr;
-      for (int first = 0; first < chunks; first += T) {
-        for (int wp = 0; wp < warps; ++wp) {
-          std::array<std::uint32_t, 32> addr{};
-          std::array<std::pair<int, int>, 32> global{};
-          int lanes = 0;
-          for (int l = 0; l < 32; ++l) {
-            const int e = first + wp * 32 + l;
-            if (e >= chunks) break;
-            const int r = e / cpr, ch = e % cpr;
-            global[lanes] = {r, ch * 16};
-            addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c_.smem_layout, r, ch, cpr, mult));
-            model::add_run(runs[wp], r, ch * vec, vec);
-          }
-          if (lanes == 0) continue;
-          const int wf = sim::smem_wavefronts({addr.data(), std::size_t(lanes)}, 16, gpu.smem);
-          const int ideal = model::ideal_wavefronts(lanes, 16);
-          cost[wp].add(wf, ideal);
-          cost[wp].lines += std::uint32_t(model::distinct_lines(global, lanes));
-        }
-      }
-    };
-    plan(c_.block_m, ca, tc_swizzle_mult(c_.dtype, false), 0, runs_a_, copy_a_);
-    plan(c_.block_k, cb, tc_swizzle_mult(c_.dtype, true), a_stage, runs_b_, copy_b_);
-  }
-
-  // Fragment loads of one warp for one mma-k step, with the lane addresses the real kernel
-  // uses: ldmatrix.x4 for A (and .trans for 16-bit B), 32-bit lds for tf32 B; GPUs without
-  // ldmatrix (sm_70) load every fragment register with a 32-bit lds.
-  void build_fragment_costs(const GpuSpec& gpu) {
-    const int warps = c_.compute_warps();
-    const SmemLayout L = c_.smem_layout;
-    const int ca = tc_a_chunks_per_row(c_), cb = tc_b_chunks_per_row(c_);
-    const std::uint32_t b_base = std::uint32_t(tc_a_stage_bytes(c_));
-    const bool ldm = gpu.features.ldmatrix;
-    const int xb = tc_swizzle_mult(c_.dtype, true);
-    const int mt = c_.warp_tile_m() / 16, nt = c_.warp_tile_n() / 8;
-    const int chunks_per_step = std::max(1, mma_.k * e_ / 16);  // 16-byte chunks of one k step
-    const int rows_per_step = mma_.k;                            // k rows of B per step
-    frag_cost_.assign(std::size_t(warps) * kk_steps_, {});
-    for (int wp = 0; wp < warps; ++wp) {
-      const int wm = wp / c_.warps_n, wn = wp % c_.warps_n;
-      for (int kk = 0; kk < kk_steps_; ++kk) {
-        SmemCost cost;
-        auto add = [&](std::span<const std::uint32_t> a, bool matrix, int bytes) {
-          const int wf = matrix ? sim::ldmatrix_wavefronts(a, gpu.smem)
-                                : sim::smem_wavefronts(a, bytes, gpu.smem);
-          const int ideal = matrix ? int(a.size()) / 8 : model::ideal_wavefronts(int(a.size()), bytes);
-          cost.add(wf, ideal);
-        };
-        std::array<std::uint32_t, 32> addr{};
-        if (ldm) {
-          // A: per m16 tile, 8-row matrices: lane l -> row l % 16, chunk step*cps + l / 16.
-          const int lanes = std::min(32, 16 * chunks_per_step);
-          for (int i = 0; i < mt; ++i) {
-            for (int l = 0; l < lanes; ++l) {
-              const int row = wm * c_.warp_tile_m() + i * 16 + (l & 15);
-              const int ch = kk * chunks_per_step + (l >> 4);
-              addr[l] = std::uint32_t(tc_chunk_offset(L, row, ch, ca));
-            }
-            add({addr.data(), std::size_t(lanes)}, true, 16);
-          }
-        }
-        if (ldm && e_ == 2) {
-          // B: per n16 pair, ldmatrix.trans: lane l -> k row step*K + 8*((l/8) % (K/8)) + l%8,
-          // chunk n0/8 + l / (8*K/8).
-          const int kb = rows_per_step / 8;  // 8-row blocks per step
-          const int lanes = 8 * kb * 2;
-          for (int j = 0; j < nt / 2; ++j) {
-            for (int l = 0; l < lanes; ++l) {
-              const int krow = kk * rows_per_step + ((l >> 3) % kb) * 8 + (l & 7);
-              const int ch = (wn * c_.warp_tile_n()) / 8 + 2 * j + (l >> 3) / kb;
-              addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, ch, cb, xb));
-            }
-            add({addr.data(), std::size_t(lanes)}, true, 16);
-          }
-        } else {
-          // 32-bit B fragments: b0 = B[k0 + t][n], b1 = B[k0 + t + 4][n], n = n0 + 8j + g.
-          const int vec = tc_vec_elems(c_.dtype);
-          for (int j = 0; j < nt; ++j)
-            for (int half = 0; half < std::max(1, mma_.k / 4); ++half) {
-              for (int l = 0; l < 32; ++l) {
-                const int gg = l >> 2, t = l & 3;
-                const int n = wn * c_.warp_tile_n() + 8 * j + gg;
-                const int krow = kk * rows_per_step + (t + 4 * half) % rows_per_step;
-                addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, n / vec, cb, xb) +
-                                                 (n % vec) * e_);
-              }
-              add(addr, false, 4);
-            }
-          if (!ldm) {
-            // A fragments by 32-bit lds as well: a_r = A[m0 + g (+8)][k0 + t (+4)].
-            for (int i = 0; i < mt; ++i)
-              for (int reg = 0; reg < std::max(1, 16 * mma_.k * e_ / 4 / 32); ++reg) {
-                for (int l = 0; l < 32; ++l) {
-                  const int gg = l >> 2, t = l & 3;
-                  const int row = wm * c_.warp_tile_m() + i * 16 + gg + 8 * (reg % 2);
-                  const int k = kk * mma_.k + (t * (4 / e_) + 4 * (reg / 2)) % mma_.k;
-                  addr[l] = std::uint32_t(tc_chunk_offset(L, row, k * e_ / 16, ca) + (k * e_) % 16);
-                }
-                add(addr, false, 4);
-              }
-          }
-        }
-        frag_cost_[std::size_t(wp) * kk_steps_ + kk] = cost;
-      }
-    }
-  }
-
   // Global -> shared copy of one K tile by one warp. Operands whose rows are 16-byte aligned
   // go by cp.async.cg; the others (K or N not a multiple of the vector) by the kernel's
   // synchronous path: element loads into registers, then 16-byte shared stores.
   void copy_tile(WarpCursor& w, int k_tile, Op& op) const {
-    op.kind = (a_vec_ && b_vec_) ? OpKind::CpAsync : OpKind::GlobalLoad;
+    model::tc_copy_op(plan_, w.warp, a_vec_, b_vec_, c_.dtype, op);
     if (op.kind == OpKind::GlobalLoad) op.writes = bit(kStaged);
     const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
-    std::uint32_t insts = 0, wf = 0, conflicts = 0, lines = 0;
-    auto count = [&](bool vec, const SmemCost& cost) {
-      // A cp.async moves 16 bytes per lane; the element path needs `vec` loads per chunk,
-      // each touching the same lines as the vector instruction would.
-      const auto per_chunk = vec ? 1u : std::uint32_t(tc_vec_elems(c_.dtype));
-      insts += cost.insts * per_chunk;
-      lines += cost.lines * per_chunk;
-      wf += cost.wavefronts;
-      conflicts += cost.conflicts;
-    };
-    count(a_vec_, copy_a_[w.warp]);
-    count(b_vec_, copy_b_[w.warp]);
-    op.count = insts;
-    op.wavefronts = wf;
-    op.conflict_wavefronts = conflicts;
-    op.l1_lines = lines;
-    model::append_tile_segments(w, map_, runs_a_[w.warp], runs_b_[w.warp], c_, p_, k_tile, k_end);
+    model::append_tile_segments(w, map_, plan_.runs_a[w.warp], plan_.runs_b[w.warp], c_, p_,
+                                k_tile, k_end);
   }
 
   void reg_store(WarpCursor& w, Op& op) const {
-    op.kind = OpKind::SharedStore;
-    op.count = copy_a_[w.warp].insts + copy_b_[w.warp].insts;
-    op.wavefronts = copy_a_[w.warp].wavefronts + copy_b_[w.warp].wavefronts;
-    op.conflict_wavefronts = copy_a_[w.warp].conflicts + copy_b_[w.warp].conflicts;
+    model::tc_staged_store_op(plan_, w.warp, op);
     op.reads = bit(kStaged);
   }
 
@@ -527,8 +387,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
   int mma_per_step_ = 1;
   std::uint64_t flops_per_mma_ = 0;
   int stores_per_warp_ = 1;
-  std::vector<std::vector<Run>> runs_a_, runs_b_;
-  std::vector<SmemCost> copy_a_, copy_b_;  // per warp, one K tile
+  model::TcCopyPlan plan_;
   std::vector<SmemCost> frag_cost_;         // per (warp, k step)
   bool a_vec_ = true, b_vec_ = true;
   bool ldmatrix_ = true;

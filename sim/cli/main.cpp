@@ -35,6 +35,7 @@ constexpr const char* kExamples = R"(Examples:
   gemmsim --hw a100 --tiles 128x128x32
   gemmsim --hw h100 --problem 8192x8192x8192 --dtype bf16 --tiles 128x256x32 --warps 2x4 --stages 4
   gemmsim --hw h100 --kernel tiled --dtype f32 --tiles 64x64x8 --thread-tile 4x4 --json
+  gemmsim --hw h100 --kernel warp-specialized --ws-variant hopper --consumers 2 --dtype bf16 --tiles 128x256x64
   gemmsim --hw a100 --problem 1024x1024x16384 --split-k 8 --split-k-mode reduction
   gemmsim --hw a100 --set l2.size=80MiB --tiles 128x128x32        (what if L2 were twice as large?)
   gemmsim hw show h100 --json
@@ -46,7 +47,9 @@ constexpr const char* kExamples = R"(Examples:
 Defaults: problem 4096x4096x4096, fp16 inputs with fp32 accumulation on tensor cores, the
 pipelined family, 2x2 warps, 3 stages where the GPU has cp.async (sm_80+) and 2 otherwise,
 padded shared memory, no split-K, no threadblock swizzle. SIMT fp32 (--dtype f32) defaults to
-8x8 thread tiles; the tiled family is SIMT fp32 with one buffer.)";
+8x8 thread tiles; the tiled family is SIMT fp32 with one buffer. Warp-specialized: 4 stages,
+1 consumer warpgroup, warps (2 x consumers)x2 (ampere) or (4 x consumers)x1 (hopper, which
+also defaults to block_k 64 and the swizzled layout its TMA writes).)";
 
 // "AxBxC" -> three positive integers; `what` names the flag in errors.
 std::vector<long long> parse_dims(const std::string& text, int count, const std::string& what) {
@@ -81,6 +84,10 @@ struct PredictOptions {
   std::string tiles, problem = "4096x4096x4096", dtype = "f16", kernel = "pipelined";
   std::string warps, thread_tile = "8x8", split_k_mode = "atomic", smem_layout = "pad";
   std::optional<int> stages;
+  std::string ws_variant = "ampere";  // warp-specialized only
+  int consumers = 1;
+  bool smem_layout_given = false;
+  bool ws_flags_given = false;  // --ws-variant or --consumers
   int split_k = 1, swizzle = 1;
   bool json = false;
   traces::TraceRequest traces;  // --trace, --report, --critical-path and their filters
@@ -107,6 +114,26 @@ GemmConfig resolve_config(const PredictOptions& o, const GpuSpec& gpu) {
   c.family = parse_family(o.kernel);
   c.dtype = parse_dtype(o.dtype);
   if (c.family == Family::Tiled && o.dtype == "f16") c.dtype = DType::F32;  // tiled is SIMT
+  const bool ws = c.family == Family::WarpSpecialized;
+  if (!ws && o.ws_flags_given)
+    throw UserError("--ws-variant and --consumers apply only to --kernel warp-specialized");
+  if (ws) {
+    if (o.ws_variant == "ampere")
+      c.ws_variant = WsVariant::Ampere;
+    else if (o.ws_variant == "hopper")
+      c.ws_variant = WsVariant::Hopper;
+    else
+      throw UserError(fmt::format("--ws-variant '{}': expected ampere or hopper", o.ws_variant));
+    c.consumers = o.consumers;
+    // Warp-specialized defaults: the kernels' thread layout (GemmConfig), 4 stages, and for
+    // Hopper a 64-wide K tile (one 128-byte swizzle atom) in the TMA's swizzled layout.
+    const bool hopper = c.ws_variant == WsVariant::Hopper;
+    c.warps_m = hopper ? 4 * c.consumers : 2 * c.consumers;
+    c.warps_n = hopper ? 1 : 2;
+    c.stages = 4;
+    if (hopper) c.block_k = 64;
+    if (hopper && !o.smem_layout_given) c.smem_layout = SmemLayout::Swizzled;
+  }
   if (!o.tiles.empty()) {
     const auto t = parse_dims(o.tiles, 3, "--tiles");
     c.block_m = to_int(t[0], "--tiles");
@@ -129,6 +156,7 @@ GemmConfig resolve_config(const PredictOptions& o, const GpuSpec& gpu) {
   }
   if (o.stages) {
     c.stages = *o.stages;
+  } else if (ws) {
   } else if (c.family == Family::Tiled) {
     c.stages = 1;
   } else if (!c.tensor_core()) {
@@ -142,7 +170,9 @@ GemmConfig resolve_config(const PredictOptions& o, const GpuSpec& gpu) {
   else
     throw UserError(fmt::format("--split-k-mode '{}': expected atomic or reduction", o.split_k_mode));
   c.swizzle = o.swizzle;
-  if (o.smem_layout == "pad")
+  if (ws && !o.smem_layout_given)
+    ;  // the variant's default, set above
+  else if (o.smem_layout == "pad")
     c.smem_layout = SmemLayout::Padded;
   else if (o.smem_layout == "swz")
     c.smem_layout = SmemLayout::Swizzled;
@@ -210,7 +240,15 @@ int main(int argc, char** argv) {
   app.add_option("--split-k", o.split_k, "Split-K slices (1-16)")->capture_default_str();
   app.add_option("--split-k-mode", o.split_k_mode, "atomic or reduction")->capture_default_str();
   app.add_option("--swizzle", o.swizzle, "Threadblock swizzle: 1, 2, 4 or 8")->capture_default_str();
-  app.add_option("--smem-layout", o.smem_layout, "Shared-memory layout: pad, swz or naive")
+  auto* smem_layout_opt =
+      app.add_option("--smem-layout", o.smem_layout, "Shared-memory layout: pad, swz or naive")
+          ->capture_default_str();
+  auto* ws_variant_opt = app.add_option("--ws-variant", o.ws_variant,
+                 "Warp-specialized variant: ampere (cp.async + mma.sync, sm_80+) or hopper (TMA + "
+                 "wgmma, sm_90)")
+      ->capture_default_str();
+  auto* consumers_opt = app.add_option("--consumers", o.consumers,
+                 "Warp-specialized consumer warpgroups (4 warps each): 1 or 2")
       ->capture_default_str();
   app.add_flag("--json", o.json, "Print one JSON object instead of the report");
   traces::add_trace_options(app, o.traces);
@@ -251,6 +289,8 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  o.smem_layout_given = smem_layout_opt->count() > 0;
+  o.ws_flags_given = ws_variant_opt->count() > 0 || consumers_opt->count() > 0;
 
   try {
     if (*show) {

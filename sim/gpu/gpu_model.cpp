@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/core/error.hpp"
+#include "sim/gpu/mbarrier.hpp"
 
 namespace gemmsim::sim {
 namespace {
@@ -19,6 +20,7 @@ struct SmState {
   std::vector<SubPartition> sps;
   Tick mio_free = 0;  // shared-memory port
   Tick lsu_free = 0;  // global memory instructions: LSU issue and the L1TEX tag stage
+  Tick tma_free = 0;  // the SM's TMA unit (bulk tensor copies), bytes at async.tma_bandwidth
   int resident = 0;
 };
 
@@ -31,6 +33,13 @@ struct CtaState {
   Tick last_done = 0;  // stores accepted, warps exited
   Tick exit_time = 0;  // last warp exited
   std::vector<int> warps;
+  std::vector<Mbarrier> mbar;  // warp-specialized kernels: the CTA's mbarriers
+  struct MbarWaiter {
+    int warp;
+    std::uint16_t barrier;
+    std::uint32_t phase;
+  };
+  std::vector<MbarWaiter> mbar_waiters;  // warps blocked in try_wait on an incomplete phase
 };
 
 struct WarpState {
@@ -48,11 +57,48 @@ struct WarpState {
   Tick open_group = 0;
   std::array<Tick, kMaxGroups> group_ready{};
   std::uint32_t groups_committed = 0;
+  Tick cp_async_done = 0;  // every cp.async this warp issued has landed (mbarrier noinc arrive)
+  // wgmma groups: like cp.async groups, the completion of each committed group.
+  Tick wg_open = 0;
+  std::array<Tick, kMaxGroups> wg_group_ready{};
+  std::uint32_t wg_committed = 0;
   Tick stores_done = 0;
   bool deferred_by_lsu = false;  // the pending op waited for the LSU (for the observer)
 };
 
 enum class WaitCause { None, Memory, Shared, Math, Barrier };
+
+// Costs of the warp-specialized mechanisms (mbarrier, TMA, wgmma), from the GPU description.
+struct WarpSpecializedCosts {
+  Tick mbarrier_latency = 0;     // completing arrive / last byte -> waiting warp issues
+  double tma_bytes_per_clk = 0;  // one SM's TMA unit
+  Tick tma_extra_latency = 0;    // TMA pipeline beyond an L2 access and the mbarrier wake
+  double wgmma_fma_per_clk = 0;  // per SM, the kernel's data type
+  Tick wgmma_fixed_latency = 0;  // issue-to-completion beyond the work itself
+};
+
+WarpSpecializedCosts ws_costs(const GpuSpec& gpu, DType dtype, const ClockDomain& clock) {
+  WarpSpecializedCosts c;
+  if (gpu.features.mbarrier) c.mbarrier_latency = clock.ticks(gpu.async.mbarrier_latency.value);
+  if (gpu.features.tma) {
+    c.tma_bytes_per_clk = gpu.async.tma_bandwidth.bytes_per_cycle(gpu.clocks.sustained);
+    // async.tma_latency is measured issue -> mbarrier wait returning for a small copy that
+    // hits in L2; the memory system already charges the L2 hit and the wake is charged as
+    // mbarrier_latency, so only the remainder belongs to the TMA unit itself.
+    c.tma_extra_latency = clock.ticks(std::max(
+        0.0, gpu.async.tma_latency.value - gpu.l2.hit_latency.value -
+                 gpu.async.mbarrier_latency.value));
+  }
+  if (auto it = gpu.tensor.find(dtype); it != gpu.tensor.end() && it->second.wgmma) {
+    const TensorSpec& ts = it->second;
+    c.wgmma_fma_per_clk = ts.dense_fma_per_clk_per_sm;
+    // tensor.*.wgmma_latency is one wgmma of the largest shape alone; what exceeds its own
+    // work on the SM's tensor cores is the fixed pipeline depth, the same for every N.
+    const double work = double(ts.wgmma->m) * ts.wgmma->n * ts.wgmma->k / ts.dense_fma_per_clk_per_sm;
+    c.wgmma_fixed_latency = clock.ticks(std::max(0.0, ts.wgmma_latency.value - work));
+  }
+  return c;
+}
 
 }  // namespace
 
@@ -105,6 +151,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     tensor_rate = it->second.mma_sync_fma_per_clk_per_sm;
     tensor_latency = it->second.mma_sync_latency;
   }
+  const WarpSpecializedCosts ws = ws_costs(gpu_, geo.dtype, clock_);
   const double mio_cycles_per_wavefront =
       double(gpu_.smem.banks) * double(gpu_.smem.bank_width.value) / gpu_.smem.bytes_per_clk;
   const double lsu_cycles = 1.0 / std::max(1e-9, gpu_.lsu.ops_per_clk_per_sm);
@@ -122,6 +169,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     }
     s.mio_free = start;
     s.lsu_free = start;
+    s.tma_free = start;
   }
 
   const int slots = nsm * st.ctas_per_sm;
@@ -168,6 +216,9 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     cta.barrier_arrival = t;
     cta.last_done = t;
     cta.exit_time = t;
+    cta.mbar.assign(geo.mbarrier_counts.size(), Mbarrier{});
+    for (std::size_t b = 0; b < geo.mbarrier_counts.size(); ++b) cta.mbar[b].init(geo.mbarrier_counts[b]);
+    cta.mbar_waiters.clear();
     for (int w = 0; w < geo.warps_per_cta; ++w) {
       auto& ws = warps[cta.warps[w]];
       kernel.begin_warp(ws.cur, cta_id, w);
@@ -179,6 +230,10 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
       ws.open_group = t;
       ws.group_ready.fill(t);
       ws.groups_committed = 0;
+      ws.cp_async_done = t;
+      ws.wg_open = t;
+      ws.wg_group_ready.fill(t);
+      ws.wg_committed = 0;
       ws.stores_done = t;
       q.schedule(t, cta.warps[w]);
     }
@@ -211,6 +266,28 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         }
       }
     }
+    if (op.kind == OpKind::WgmmaWait) {
+      const std::int64_t need = std::int64_t(w.wg_committed) - std::int64_t(op.arg);
+      if (need > 0) {
+        const Tick t = w.wg_group_ready[(need - 1) % kMaxGroups];
+        if (t > r) {
+          r = t;
+          cause = WaitCause::Math;
+        }
+      }
+    }
+    if (op.kind == OpKind::MbarWait) {
+      // A phase already counted complete releases the waiter mbarrier_latency after it
+      // completed (possibly in the future); an incomplete one blocks it (see the switch).
+      const Mbarrier& b = ctas[w.cta_slot].mbar[op.barrier];
+      if (b.phase_complete(op.phase)) {
+        const Tick t = b.completion_time(op.phase) + ws.mbarrier_latency;
+        if (t > r) {
+          r = t;
+          cause = WaitCause::Barrier;
+        }
+      }
+    }
     return r;
   };
 
@@ -235,6 +312,26 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
       end = std::max(end, cta.last_done);
       if (obs_) obs_->cta_end(cta.id, w.cta_slot, cta.sm, cta.exit_time, cta.last_done);
       if (next_cta < geo.ctas) launch(w.cta_slot, cta.exit_time + cta_launch_latency);
+    }
+  };
+
+  // A phase of mbarrier `b` of `cta` completed: wake the warps blocked on it.
+  auto mbar_completed = [&](CtaState& cta, std::uint16_t b, Tick now) {
+    const Mbarrier& bar = cta.mbar[b];
+    auto& list = cta.mbar_waiters;
+    for (std::size_t i = 0; i < list.size();) {
+      if (list[i].barrier != b || !bar.phase_complete(list[i].phase)) {
+        ++i;
+        continue;
+      }
+      auto& o = warps[list[i].warp];
+      const Tick release = bar.completion_time(list[i].phase) + ws.mbarrier_latency;
+      o.blocked = false;
+      st.stalls.barrier += clock_.cycles(std::max<Tick>(0, release - o.blocked_since));
+      o.next_issue = std::max(o.next_issue, release);
+      q.schedule(std::max(release, now), list[i].warp);
+      list[i] = list.back();
+      list.pop_back();
     }
   };
 
@@ -275,6 +372,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
             case WaitCause::Memory: st.stalls.memory += c; break;
             case WaitCause::Shared: st.stalls.shared += c; break;
             case WaitCause::Math: st.stalls.math += c; break;
+            case WaitCause::Barrier: st.stalls.barrier += c; break;
             default: break;
           }
         }
@@ -381,6 +479,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
             st.smem_fill_conflict_wavefronts += op.conflict_wavefronts;
             st.mio_busy_cycles += double(op.wavefronts) * mio_cycles_per_wavefront;
             w.open_group = std::max(w.open_group, done);
+            w.cp_async_done = std::max(w.cp_async_done, done);
           } else {
             w.stores_done = std::max(w.stores_done, done);
           }
@@ -419,6 +518,87 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           }
           break;
         }
+        case OpKind::MbarArrive:
+        case OpKind::MbarArriveCpAsync: {
+          auto& cta = ctas[w.cta_slot];
+          auto& bar = cta.mbar[op.barrier];
+          sp.sched_free = s + ticks(issue_cycles);
+          w.next_issue = s + ticks(issue_cycles);
+          if (op.tx_bytes) bar.expect_tx(op.tx_bytes);
+          // noinc: the arrival happens when the warp's outstanding cp.async have landed.
+          const Tick at = op.kind == OpKind::MbarArriveCpAsync ? std::max(s, w.cp_async_done) : s;
+          if (bar.arrive(op.arrivals, at)) mbar_completed(cta, op.barrier, now);
+          break;
+        }
+        case OpKind::MbarWait: {
+          auto& cta = ctas[w.cta_slot];
+          sp.sched_free = s + ticks(issue_cycles);
+          w.next_issue = s + ticks(issue_cycles);
+          if (!cta.mbar[op.barrier].phase_complete(op.phase)) {
+            // Spins in try_wait until the phase completes; woken by mbar_completed.
+            cta.mbar_waiters.push_back({wid, op.barrier, op.phase});
+            w.blocked = true;
+            w.blocked_since = s;
+            blocked_at_barrier = true;
+          }
+          break;
+        }
+        case OpKind::TmaLoad: {
+          GEMMSIM_ASSERT(ws.tma_bytes_per_clk > 0);
+          s = std::max(s, sm.tma_free);
+          if (s > now) {
+            // Costed at issue, in time order, like the LSU path.
+            st.stalls.issue += clock_.cycles(s - now);
+            q.schedule(s, wid);
+            deferred = true;
+            break;
+          }
+          sm.tma_free = s + ticks(double(op.tx_bytes) / ws.tma_bytes_per_clk);
+          sp.sched_free = s + ticks(n * issue_cycles);
+          w.next_issue = s + ticks(n * issue_cycles);
+          Tick done = w.cur.segments.empty()
+                          ? s
+                          : mem_.access(w.sm, MemOp::LoadBypassL1, w.cur.segments, s);
+          done += ws.tma_extra_latency;
+          // The box (out-of-bounds parts zero-filled) is written to shared memory.
+          const double wf = double(op.tx_bytes) / (double(gpu_.smem.banks) * gpu_.smem.bank_width.value);
+          const Tick ms = std::max(s, sm.mio_free);
+          sm.mio_free = ms + ticks(wf * mio_cycles_per_wavefront);
+          st.mio_busy_cycles += wf * mio_cycles_per_wavefront;
+          done = std::max(done, sm.mio_free);
+          st.tma_bytes += op.tx_bytes;
+          auto& cta = ctas[w.cta_slot];
+          if (cta.mbar[op.barrier].complete_tx(op.tx_bytes, done)) mbar_completed(cta, op.barrier, now);
+          break;
+        }
+        case OpKind::Wgmma: {
+          // The warp's share of warpgroup-wide wgmma: its sub-partition's tensor core for
+          // flops / (rate / sub-partitions), operands streamed from shared memory.
+          GEMMSIM_ASSERT(ws.wgmma_fma_per_clk > 0);
+          const int p = static_cast<int>(Pipe::Tensor);
+          const Tick ps = std::max(s, sp.pipe_free[p]);
+          const double work = double(op.flops) / 2.0 / (ws.wgmma_fma_per_clk / nsp);
+          const Tick ms = std::max(s, sm.mio_free);
+          sm.mio_free = ms + ticks(double(op.wavefronts) * mio_cycles_per_wavefront);
+          st.smem_wavefronts += op.wavefronts;
+          st.mio_busy_cycles += double(op.wavefronts) * mio_cycles_per_wavefront;
+          const Tick pipe_end = std::max(ps + ticks(work), sm.mio_free);
+          sp.pipe_free[p] = pipe_end;
+          st.tensor_instructions += op.count;
+          st.tensor_busy_cycles += work;
+          st.flops += op.flops;
+          sp.sched_free = s + ticks(n * issue_cycles);
+          w.next_issue = s + ticks(n * issue_cycles);
+          w.wg_open = std::max(w.wg_open, pipe_end + ws.wgmma_fixed_latency);
+          break;
+        }
+        case OpKind::WgmmaCommit:
+          w.wg_group_ready[w.wg_committed % kMaxGroups] = w.wg_open;
+          ++w.wg_committed;
+          w.wg_open = now;
+          break;
+        case OpKind::WgmmaWait:
+          break;
         case OpKind::Exit:
           break;
       }

@@ -49,6 +49,7 @@ struct KernelStats {
   // shared-memory side of cp.async fills (counted under the global pipe there).
   std::uint64_t smem_conflict_wavefronts = 0;
   std::uint64_t smem_fill_conflict_wavefronts = 0;
+  std::uint64_t tma_bytes = 0;  // bytes the TMA units copied (boxes, zero-fill included)
   std::uint64_t events = 0;
   // Busy time summed over instances of each resource (sub-partitions, SMs).
   double tensor_busy_cycles = 0;

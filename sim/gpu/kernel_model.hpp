@@ -33,6 +33,18 @@ enum class OpKind : std::uint8_t {
   GlobalStore,    // st.global
   Atomic,         // red.global.add.f32 (resolved at L2)
   Exit,
+  // Warp-specialized kernels (sim/gpu/mbarrier.hpp for the barrier semantics). `barrier`
+  // indexes the CTA's mbarriers (LaunchGeometry::mbarrier_counts).
+  MbarArrive,        // mbarrier.arrive of `arrivals`, with expect_tx of `tx_bytes` if non-zero
+  MbarArriveCpAsync, // cp.async.mbarrier.arrive.noinc: `arrivals` once this warp's cp.async
+                     // issued so far have landed
+  MbarWait,          // try_wait.parity loop until phase `phase` of `barrier` has completed
+  TmaLoad,           // cp.async.bulk.tensor by one thread: the segments' bytes go through the
+                     // SM's TMA unit and L2 (not L1) into shared memory, complete_tx on `barrier`
+  Wgmma,             // wgmma.mma_async batch on the tensor pipe, operands read from shared
+                     // memory (`wavefronts`); asynchronous: joins the open wgmma group
+  WgmmaCommit,       // wgmma.commit_group
+  WgmmaWait,         // wgmma.wait_group `arg`: at most `arg` groups still pending
 };
 
 enum class Pipe : std::uint8_t { Fma, Tensor, Count };
@@ -55,6 +67,11 @@ struct Op {
   std::uint64_t flops = 0;       // useful FLOPs of a Math batch (for counters)
   SlotMask reads = 0;
   SlotMask writes = 0;
+  // mbarrier and TMA ops.
+  std::uint16_t barrier = 0;
+  std::uint16_t arrivals = 0;
+  std::uint32_t phase = 0;
+  std::uint32_t tx_bytes = 0;
   // Global ops: the bytes touched, in WarpCursor::segments.
 };
 
@@ -79,6 +96,8 @@ struct LaunchGeometry {
   int warps_per_cta = 0;
   int regs_per_thread = 0;
   std::uint64_t smem_per_cta = 0;  // dynamic + static shared memory, bytes
+  // Expected arrival count of each of the CTA's mbarriers (empty: the kernel has none).
+  std::vector<std::uint32_t> mbarrier_counts;
 };
 
 class KernelModel {

@@ -10,6 +10,7 @@
 #include "kernels/common/legality.hpp"
 #include "kernels/pipelined/model.hpp"
 #include "kernels/tiled/model.hpp"
+#include "kernels/warp_specialized/model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/gpu/memory_system.hpp"
 
@@ -21,6 +22,7 @@ std::unique_ptr<sim::KernelModel> make_main_model(const GemmConfig& c, const Gem
   if (!c.tensor_core()) return make_simt_model(c, p, gpu);
   switch (c.family) {
     case Family::Pipelined: return make_tensor_pipelined_model(c, p, gpu);
+    case Family::WarpSpecialized: return make_warp_specialized_model(c, p, gpu);
     default: break;
   }
   throw UserError(fmt::format("family {} has no model yet", family_name(c.family)));
@@ -31,6 +33,8 @@ double pipe_peak_tflops(const GpuSpec& gpu, const GemmConfig& c) {
   const double hz = gpu.clocks.sustained.hz;
   if (!c.tensor_core()) return gpu.sm_count * gpu.fp32.ops_per_clk_per_sm * 2.0 * hz / 1e12;
   const auto& t = gpu.tensor.at(c.dtype);
+  if (c.family == Family::WarpSpecialized && c.ws_variant == WsVariant::Hopper)
+    return gpu.sm_count * t.dense_fma_per_clk_per_sm * 2.0 * hz / 1e12;  // wgmma
   return gpu.sm_count * t.mma_sync_fma_per_clk_per_sm * 2.0 * hz / 1e12;
 }
 
@@ -230,7 +234,12 @@ std::string format_report(const Prediction& p) {
                    p.cycles, p.sm_clock_mhz);
   s += fmt::format("  throughput     {:.1f} TFLOPS  ({:.1f}% of the {:.1f} TFLOPS {} peak)\n",
                    p.tflops, p.peak_tflops > 0 ? 100.0 * p.tflops / p.peak_tflops : 0.0,
-                   p.peak_tflops, p.config.tensor_core() ? "mma.sync" : "FFMA");
+                   p.peak_tflops,
+                   !p.config.tensor_core() ? "FFMA"
+                   : (p.config.family == Family::WarpSpecialized &&
+                      p.config.ws_variant == WsVariant::Hopper)
+                       ? "wgmma"
+                       : "mma.sync");
   s += fmt::format("  CTAs           {} in {} wave(s), {} per SM (limited by {})\n", p.ctas,
                    p.waves, p.ctas_per_sm, p.occupancy_limit);
   s += fmt::format("  resources      ~{} registers/thread (estimate), {} B shared memory/CTA\n",

@@ -264,6 +264,12 @@ void cublas_gemm(cublasHandle_t h, DType d, const void* a, const void* b, float*
   }
 }
 
+// Rules that depend on the problem size (the Hopper warp-specialized kernel's TMA row pitch).
+const char* problem_violation(const SweepRow& r) {
+  if (r.cfg.family != Family::WarpSpecialized) return nullptr;
+  return ws_problem_violation(r.cfg, GemmProblem{r.m, r.n, r.k});
+}
+
 struct Timing {
   double median_us = 0, p10_us = 0, p90_us = 0;
   int reps = 0;
@@ -480,6 +486,10 @@ class Bench {
       why = std::string("illegal configuration: ") + v;
       return false;
     }
+    if (const char* v = problem_violation(r)) {
+      why = std::string("illegal for this problem: ") + v;
+      return false;
+    }
     const cuda::KernelEntry* e = cuda::find_kernel(r.cfg);
     if (!e) {
       why = "not in the compiled kernel library: " + kernel_name(cuda::base_config(r.cfg));
@@ -532,6 +542,10 @@ class Bench {
       return true;
     }
     if (const char* v = tile_rule_violation(r.cfg)) {
+      why = v;
+      return false;
+    }
+    if (const char* v = problem_violation(r)) {
       why = v;
       return false;
     }

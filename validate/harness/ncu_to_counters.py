@@ -53,8 +53,16 @@ def kernel_name(r):
                     f"{r['stages']}stage")
     else:
         inst = "1688gemm" if r["dtype"] == "tf32" else "16816gemm"
-        name = (f"gemmsim_tensorop_{r['dtype']}_{inst}_{tile}_{r['warps_m']}x{r['warps_n']}w_"
+        prefix = "gemmsim_tensorop_"
+        if r["family"] == "warp-specialized":
+            variant = r.get("ws_variant") or "ampere"
+            prefix = f"gemmsim_ws_{variant}_"
+            if variant == "hopper":
+                inst = "wgmma"
+        name = (f"{prefix}{r['dtype']}_{inst}_{tile}_{r['warps_m']}x{r['warps_n']}w_"
                 f"{r['stages']}stage_{r['smem_layout']}")
+        if r["family"] == "warp-specialized":
+            name += f"_{r.get('consumers') or 1}c"
     if int(r["split_k"]) > 1:
         name += f"_splitk{r['split_k']}" + ("a" if r["split_k_mode"] == "atomic" else "r")
     if int(r["swizzle"]) > 1:
@@ -83,7 +91,7 @@ def main():
     col = {h: i for i, h in enumerate(header)}
     kname = col["Kernel Name"]
     metrics = [h for h in header if h in KEEP]
-    launches = [d for d in data if re.search(r"gemm_(tiled|simt|tensorop|splitk)", d[kname])]
+    launches = [d for d in data if re.search(r"gemm_(tiled|simt|tensorop|splitk|ws_)", d[kname])]
     expected = []
     for r in sweep:
         expected.append((r, "main"))
@@ -101,9 +109,14 @@ def main():
         w.writerow(out_cols)
         for (r, which), d in zip(expected, launches):
             fn = d[kname]
-            want = "splitk_reduce" if which == "reduce" else ("tensorop" if r["dtype"] != "f32"
-                                                              else ("tiled" if r["family"] == "tiled"
-                                                                    else "simt_pipelined"))
+            if which == "reduce":
+                want = "splitk_reduce"
+            elif r["family"] == "warp-specialized":
+                want = "ws_" + (r.get("ws_variant") or "ampere")
+            elif r["dtype"] != "f32":
+                want = "tensorop"
+            else:
+                want = "tiled" if r["family"] == "tiled" else "simt_pipelined"
             if want not in fn:
                 print(f"ncu_to_counters: launch {fn[:60]} does not match row {kernel_name(r)}",
                       file=sys.stderr)

@@ -1,0 +1,169 @@
+// Moved here from kernels/pipelined/tensor_model.cpp, unchanged but for names.
+#include "kernels/common/tc_plan.hpp"
+
+#include <array>
+#include <span>
+
+#include "kernels/common/tile_rules.hpp"
+#include "sim/gpu/smem_banks.hpp"
+
+namespace gemmsim::model {
+
+// Which 16-byte chunks of the A and B tiles each warp copies (chunk e = tid + i * threads),
+// and what their shared-memory stores cost, from the kernel's own layout functions.
+TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads) {
+  TcCopyPlan out;
+  const int T = threads;
+  const int warps = T / 32;
+  const int vec = tc_vec_elems(c.dtype);
+  const int ca = tc_a_chunks_per_row(c), cb = tc_b_chunks_per_row(c);
+  const std::uint32_t a_stage = std::uint32_t(tc_a_stage_bytes(c));
+  out.runs_a.assign(warps, {});
+  out.runs_b.assign(warps, {});
+  out.copy_a.assign(warps, {});
+  out.copy_b.assign(warps, {});
+  auto plan = [&](int rows, int cpr, int mult, std::uint32_t base,
+                  std::vector<std::vector<Run>>& runs, std::vector<SmemCost>& cost) {
+    const int chunks = rows * cpr;
+    for (int first = 0; first < chunks; first += T) {
+      for (int wp = 0; wp < warps; ++wp) {
+        std::array<std::uint32_t, 32> addr{};
+        std::array<std::pair<int, int>, 32> global{};
+        int lanes = 0;
+        for (int l = 0; l < 32; ++l) {
+          const int e = first + wp * 32 + l;
+          if (e >= chunks) break;
+          const int r = e / cpr, ch = e % cpr;
+          global[lanes] = {r, ch * 16};
+          addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c.smem_layout, r, ch, cpr, mult));
+          model::add_run(runs[wp], r, ch * vec, vec);
+        }
+        if (lanes == 0) continue;
+        const int wf = sim::smem_wavefronts({addr.data(), std::size_t(lanes)}, 16, gpu.smem);
+        const int ideal = model::ideal_wavefronts(lanes, 16);
+        cost[wp].add(wf, ideal);
+        cost[wp].lines += std::uint32_t(model::distinct_lines(global, lanes));
+      }
+    }
+  };
+  plan(c.block_m, ca, tc_swizzle_mult(c.dtype, false), 0, out.runs_a, out.copy_a);
+  plan(c.block_k, cb, tc_swizzle_mult(c.dtype, true), a_stage, out.runs_b, out.copy_b);
+  return out;
+}
+
+// Fragment loads of one warp for one mma-k step, with the lane addresses the real kernel
+// uses: ldmatrix.x4 for A (and .trans for 16-bit B), 32-bit lds for tf32 B; GPUs without
+// ldmatrix (sm_70) load every fragment register with a 32-bit lds.
+std::vector<SmemCost> tc_fragment_costs(const GemmConfig& c, const GpuSpec& gpu,
+                                        const MmaShape& mma) {
+  std::vector<SmemCost> costs;
+  const int eb = element_bytes(c.dtype);
+  const int kk_steps = c.block_k / mma.k;
+  const int warps = c.compute_warps();
+  const SmemLayout L = c.smem_layout;
+  const int ca = tc_a_chunks_per_row(c), cb = tc_b_chunks_per_row(c);
+  const std::uint32_t b_base = std::uint32_t(tc_a_stage_bytes(c));
+  const bool ldm = gpu.features.ldmatrix;
+  const int xb = tc_swizzle_mult(c.dtype, true);
+  const int mt = c.warp_tile_m() / 16, nt = c.warp_tile_n() / 8;
+  const int chunks_per_step = std::max(1, mma.k * eb / 16);  // 16-byte chunks of one k step
+  const int rows_per_step = mma.k;                            // k rows of B per step
+  costs.assign(std::size_t(warps) * kk_steps, {});
+  for (int wp = 0; wp < warps; ++wp) {
+    const int wm = wp / c.warps_n, wn = wp % c.warps_n;
+    for (int kk = 0; kk < kk_steps; ++kk) {
+      SmemCost cost;
+      auto add = [&](std::span<const std::uint32_t> a, bool matrix, int bytes) {
+        const int wf = matrix ? sim::ldmatrix_wavefronts(a, gpu.smem)
+                              : sim::smem_wavefronts(a, bytes, gpu.smem);
+        const int ideal = matrix ? int(a.size()) / 8 : model::ideal_wavefronts(int(a.size()), bytes);
+        cost.add(wf, ideal);
+      };
+      std::array<std::uint32_t, 32> addr{};
+      if (ldm) {
+        // A: per m16 tile, 8-row matrices: lane l -> row l % 16, chunk step*cps + l / 16.
+        const int lanes = std::min(32, 16 * chunks_per_step);
+        for (int i = 0; i < mt; ++i) {
+          for (int l = 0; l < lanes; ++l) {
+            const int row = wm * c.warp_tile_m() + i * 16 + (l & 15);
+            const int ch = kk * chunks_per_step + (l >> 4);
+            addr[l] = std::uint32_t(tc_chunk_offset(L, row, ch, ca));
+          }
+          add({addr.data(), std::size_t(lanes)}, true, 16);
+        }
+      }
+      if (ldm && eb == 2) {
+        // B: per n16 pair, ldmatrix.trans: lane l -> k row step*K + 8*((l/8) % (K/8)) + l%8,
+        // chunk n0/8 + l / (8*K/8).
+        const int kb = rows_per_step / 8;  // 8-row blocks per step
+        const int lanes = 8 * kb * 2;
+        for (int j = 0; j < nt / 2; ++j) {
+          for (int l = 0; l < lanes; ++l) {
+            const int krow = kk * rows_per_step + ((l >> 3) % kb) * 8 + (l & 7);
+            const int ch = (wn * c.warp_tile_n()) / 8 + 2 * j + (l >> 3) / kb;
+            addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, ch, cb, xb));
+          }
+          add({addr.data(), std::size_t(lanes)}, true, 16);
+        }
+      } else {
+        // 32-bit B fragments: b0 = B[k0 + t][n], b1 = B[k0 + t + 4][n], n = n0 + 8j + g.
+        const int vec = tc_vec_elems(c.dtype);
+        for (int j = 0; j < nt; ++j)
+          for (int half = 0; half < std::max(1, mma.k / 4); ++half) {
+            for (int l = 0; l < 32; ++l) {
+              const int gg = l >> 2, t = l & 3;
+              const int n = wn * c.warp_tile_n() + 8 * j + gg;
+              const int krow = kk * rows_per_step + (t + 4 * half) % rows_per_step;
+              addr[l] = b_base + std::uint32_t(tc_chunk_offset(L, krow, n / vec, cb, xb) +
+                                               (n % vec) * eb);
+            }
+            add(addr, false, 4);
+          }
+        if (!ldm) {
+          // A fragments by 32-bit lds as well: a_r = A[m0 + g (+8)][k0 + t (+4)].
+          for (int i = 0; i < mt; ++i)
+            for (int reg = 0; reg < std::max(1, 16 * mma.k * eb / 4 / 32); ++reg) {
+              for (int l = 0; l < 32; ++l) {
+                const int gg = l >> 2, t = l & 3;
+                const int row = wm * c.warp_tile_m() + i * 16 + gg + 8 * (reg % 2);
+                const int k = kk * mma.k + (t * (4 / eb) + 4 * (reg / 2)) % mma.k;
+                addr[l] = std::uint32_t(tc_chunk_offset(L, row, k * eb / 16, ca) + (k * eb) % 16);
+              }
+              add(addr, false, 4);
+            }
+        }
+      }
+      costs[std::size_t(wp) * kk_steps + kk] = cost;
+    }
+  }
+  return costs;
+}
+
+void tc_copy_op(const TcCopyPlan& plan, int warp, bool a_vec, bool b_vec, DType t, sim::Op& op) {
+  op.kind = (a_vec && b_vec) ? sim::OpKind::CpAsync : sim::OpKind::GlobalLoad;
+  std::uint32_t insts = 0, wf = 0, conflicts = 0, lines = 0;
+  auto count = [&](bool vec, const SmemCost& cost) {
+    // A cp.async moves 16 bytes per lane; the element path needs `vec` loads per chunk,
+    // each touching the same lines as the vector instruction would.
+    const auto per_chunk = vec ? 1u : std::uint32_t(tc_vec_elems(t));
+    insts += cost.insts * per_chunk;
+    lines += cost.lines * per_chunk;
+    wf += cost.wavefronts;
+    conflicts += cost.conflicts;
+  };
+  count(a_vec, plan.copy_a[warp]);
+  count(b_vec, plan.copy_b[warp]);
+  op.count = insts;
+  op.wavefronts = wf;
+  op.conflict_wavefronts = conflicts;
+  op.l1_lines = lines;
+}
+
+void tc_staged_store_op(const TcCopyPlan& plan, int warp, sim::Op& op) {
+  op.kind = sim::OpKind::SharedStore;
+  op.count = plan.copy_a[warp].insts + plan.copy_b[warp].insts;
+  op.wavefronts = plan.copy_a[warp].wavefronts + plan.copy_b[warp].wavefronts;
+  op.conflict_wavefronts = plan.copy_a[warp].conflicts + plan.copy_b[warp].conflicts;
+}
+
+}  // namespace gemmsim::model

@@ -1,0 +1,19 @@
+// gemmsim model of the warp-specialized family (kernels/warp_specialized/ws_ampere.cuh and
+// ws_hopper.cuh): producer and consumer warps with their own operation streams, ordered by
+// FULL/EMPTY mbarriers over a circular buffer of `stages` shared-memory slots.
+#pragma once
+
+#include <memory>
+
+#include "hw/gpu_spec.hpp"
+#include "kernels/common/gemm_config.hpp"
+#include "sim/gpu/kernel_model.hpp"
+
+namespace gemmsim {
+
+// The configuration must be legal (kernels/common/legality.hpp).
+std::unique_ptr<sim::KernelModel> make_warp_specialized_model(const GemmConfig& c,
+                                                              const GemmProblem& p,
+                                                              const GpuSpec& gpu);
+
+}  // namespace gemmsim
