@@ -5,12 +5,15 @@
 
 #include "kernels/common/tile_rules.hpp"
 #include "sim/analytic/support.hpp"
+#include "sim/run/run.hpp"
 
 namespace gemmsim {
 
-TimeBound simulated_time_lower_bound(const GpuSpec& gpu, const GemmConfig& c,
+TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
                                      const GemmProblem& p) {
   using namespace analytic;
+  GpuSpec gpu = spec;  // at the clock the simulator runs this kernel at
+  gpu.clocks.sustained = kernel_clock(spec, c);
   const Launch l = launch_of(gpu, c, p);
   const double hz = gpu.clocks.sustained.hz;
   const double nsm = gpu.sm_count;

@@ -4,6 +4,7 @@
 
 #include "sim/analytic/impl.hpp"
 #include "sim/core/error.hpp"
+#include "sim/run/run.hpp"
 
 namespace gemmsim {
 namespace {
@@ -31,6 +32,23 @@ const std::vector<Entry>& entries() {
   return table;
 }
 
+// Every model sees the clock the kernel runs at (kernel_clock: tensor-core kernels at most at
+// clocks.tensor_spec), as the simulator does, so that the comparison is of the models alone.
+class AtKernelClock final : public PerformanceModel {
+ public:
+  explicit AtKernelClock(std::unique_ptr<PerformanceModel> inner) : inner_(std::move(inner)) {}
+  std::string name() const override { return inner_->name(); }
+  bool predicts_time() const override { return inner_->predicts_time(); }
+  Estimate estimate(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p) const override {
+    GpuSpec g = gpu;
+    g.clocks.sustained = kernel_clock(gpu, c);
+    return inner_->estimate(g, c, p);
+  }
+
+ private:
+  std::unique_ptr<PerformanceModel> inner_;
+};
+
 }  // namespace
 
 const std::vector<ModelInfo>& model_infos() {
@@ -45,7 +63,7 @@ const std::vector<ModelInfo>& model_infos() {
 std::unique_ptr<PerformanceModel> make_model(const std::string& name) {
   std::string known;
   for (const auto& e : entries()) {
-    if (name == e.info.name) return e.make();
+    if (name == e.info.name) return std::make_unique<AtKernelClock>(e.make());
     known += (known.empty() ? "" : ", ") + std::string(e.info.name);
   }
   throw UserError(fmt::format("--model '{}': expected one of {}", name, known));
