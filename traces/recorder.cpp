@@ -495,7 +495,9 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
       auto& m = S.mbar[op.barrier];
       if (!m.current.valid || ev.time > m.current.time) m.current = ev;
       if (m.pending_done >= 0) {
-        // This operation completed the phase: its completing event is the latest it got.
+        // This operation completed the phase: its completing event is the latest it got,
+        // which must be when the simulator says the phase completed.
+        unexplained_ += std::abs(m.current.time - m.pending_done);
         m.done[m.completed % SlotState::kPhases] = m.current;
         const std::uint32_t phase = m.completed++;
         m.current = Arrival{};

@@ -546,9 +546,9 @@ TEST_CASE(
     "[traces][critical_path][ws]") {
   const GpuSpec gpu = load_gpu("h100");
   const GemmConfig c = ws_config(WsVariant::Hopper, 2, 128, 256, 64, 4);
-  {
-    const Attributed a = attribute(gpu, c, GemmProblem{512, 512, 512});
-    check_whole(a);
+  for (const GemmConfig& small : {c, ws_config(WsVariant::Hopper, 1, 128, 128, 64, 3)}) {
+    INFO("consumers " << small.consumers);
+    check_whole(attribute(gpu, small, GemmProblem{512, 512, 512}));
   }
   {
     const Attributed a = attribute(gpu, c, GemmProblem{4096, 4096, 4096});
@@ -567,9 +567,9 @@ TEST_CASE(
     "[traces][critical_path][ws]") {
   const GpuSpec gpu = load_gpu("a100");
   const GemmConfig c = ws_config(WsVariant::Ampere, 1, 128, 128, 32, 4);
-  {
-    const Attributed a = attribute(gpu, c, GemmProblem{512, 512, 512});
-    check_whole(a);
+  for (const GemmConfig& small : {c, ws_config(WsVariant::Ampere, 2, 128, 128, 32, 3)}) {
+    INFO("consumers " << small.consumers);
+    check_whole(attribute(gpu, small, GemmProblem{512, 512, 512}));
   }
   {
     const Attributed a = attribute(gpu, c, GemmProblem{4096, 4096, 4096});
