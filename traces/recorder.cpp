@@ -47,6 +47,20 @@ std::string op_span_name(const sim::Op& op) {
       return "epilogue atomic";
     case K::Exit:
       return "exit";
+    case K::MbarArrive:
+      return "mbarrier arrive";
+    case K::MbarArriveCpAsync:
+      return "mbarrier arrive (cp.async noinc)";
+    case K::MbarWait:
+      return "mbarrier wait";
+    case K::TmaLoad:
+      return "TMA load issue";
+    case K::Wgmma:
+      return "wgmma";
+    case K::WgmmaCommit:
+      return "wgmma commit";
+    case K::WgmmaWait:
+      return "wgmma wait";
     default:
       break;
   }
@@ -62,6 +76,8 @@ std::string flight_name(const sim::Op& op) {
     case sim::OpKind::GlobalStore:
     case sim::OpKind::Atomic:
       return "store in flight";
+    case sim::OpKind::TmaLoad:
+      return "TMA load in flight";
     default:
       break;
   }
@@ -284,6 +300,7 @@ void RunRecorder::kernel_begin(const sim::KernelModel& kernel, const sim::Launch
   k.info.index = int(kernels_.size());
   k.info.launched = kernels_.empty() ? 0 : kernels_.back().end;
   for (int w = 0; w < info.warps_per_cta; ++w) k.roles.push_back(kernel.warp_role(w));
+  mbarriers_ = kernel.geometry().mbarrier_counts.size();
   k.ctas.resize(std::size_t(info.ctas));
   k.series.bin_ps = std::max<Tick>(1, clock_.ticks(kBinCycles));
   kernels_.push_back(std::move(k));
@@ -316,12 +333,16 @@ void RunRecorder::cta_begin(int cta, int slot, int sm, Tick t) {
   s.start = Node{keep_graph_ ? s.graph.add_node(t) : -1, t, {}};
   s.arrivals.clear();
   s.pending_release = -1;
+  s.mbar.assign(mbarriers_, SlotState::Mbar{});
+  s.mbar_waiters.clear();
   const int wpc = k.info.warps_per_cta;
   for (int w = 0; w < wpc; ++w) {
     auto& W = warps_[std::size_t(slot * wpc + w)];
     W = WarpTrack{};
     W.prog = arrival(s.start, t, {});
     W.open_group = arrival(s.start, t, {});
+    W.cp_async_all = arrival(s.start, t, {});
+    W.wg_open = arrival(s.start, t, {});
   }
 }
 
@@ -333,7 +354,7 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
 
   // The constraints the simulator checked before issuing: program order, the register slots
   // the operation reads, and the cp.async group a wait needs.
-  std::array<const Arrival*, sim::kSlots + 2> preds{};
+  std::array<const Arrival*, sim::kSlots + 3> preds{};
   int np = 0;
   preds[std::size_t(np++)] = &W.prog;
   for (unsigned m = op.reads; m; m &= m - 1) {
@@ -346,6 +367,25 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
     if (need > 0) {
       const Arrival& a = W.groups[std::size_t((need - 1) % kGroups)];
       if (a.valid) preds[std::size_t(np++)] = &a;
+    }
+  }
+  // Warp-specialized synchronisation: a wgmma group, an mbarrier phase already complete.
+  Arrival mbar_pred;
+  if (op.kind == sim::OpKind::WgmmaWait) {
+    const std::int64_t need = std::int64_t(W.wg_committed) - std::int64_t(op.arg);
+    if (need > 0) {
+      const Arrival& a = W.wg_groups[std::size_t((need - 1) % kGroups)];
+      if (a.valid) preds[std::size_t(np++)] = &a;
+    }
+  }
+  bool mbar_blocked = false;
+  if (op.kind == sim::OpKind::MbarWait && op.barrier < S.mbar.size()) {
+    const auto& m = S.mbar[op.barrier];
+    if (m.completed > op.phase) {
+      mbar_pred = mbar_release(m, op.phase);
+      if (mbar_pred.valid) preds[std::size_t(np++)] = &mbar_pred;
+    } else {
+      mbar_blocked = true;
     }
   }
   const Category wait_cat = e.wait == sim::IssueWait::Pipe  ? pipe_category(op.pipe)
@@ -415,6 +455,77 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
     case sim::OpKind::CpAsync:
       if (e.mem_done > W.open_group.time)
         W.open_group = arrival(v, e.mem_done, memory_parts(e.mem_path, e.mem_done - tv));
+      if (e.mem_done > W.cp_async_all.time)
+        W.cp_async_all = arrival(v, e.mem_done, memory_parts(e.mem_path, e.mem_done - tv));
+      break;
+    case sim::OpKind::Wgmma:
+      if (e.async_done > W.wg_open.time)
+        W.wg_open = arrival(v, e.async_done, single(Category::TensorPipe, e.async_done - tv));
+      break;
+    case sim::OpKind::WgmmaCommit:
+      W.wg_groups[W.wg_committed % kGroups] = W.wg_open;
+      ++W.wg_committed;
+      W.wg_open = arrival(v, tv, {});
+      break;
+    case sim::OpKind::MbarArrive:
+    case sim::OpKind::MbarArriveCpAsync:
+    case sim::OpKind::TmaLoad: {
+      if (op.barrier >= S.mbar.size()) break;
+      // The event this operation gives the current phase: the arrive itself, the landing of
+      // the warp's cp.async (noinc), or the TMA copy's bytes in shared memory.
+      const Tick at = std::max(e.async_done, tv);
+      Arrival ev;
+      if (op.kind == sim::OpKind::TmaLoad) {
+        Parts p{};
+        if (e.mem_done >= tv) {
+          const Tick mem = std::min(e.mem_done, at);
+          p = memory_parts(e.mem_path, mem - tv);
+          // Beyond the L2/DRAM access: the TMA unit's own pipeline and the shared-memory fill.
+          p[std::size_t(Category::SharedMemory)] += at - mem;
+        } else {
+          p = single(Category::L2, at - tv);
+        }
+        ev = arrival(v, at, p);
+      } else if (op.kind == sim::OpKind::MbarArriveCpAsync && at > tv &&
+                 W.cp_async_all.time >= at) {
+        ev = W.cp_async_all;
+      } else {
+        ev = arrival(v, at, single(Category::Issue, at - tv));
+      }
+      auto& m = S.mbar[op.barrier];
+      if (!m.current.valid || ev.time > m.current.time) m.current = ev;
+      if (m.pending_done >= 0) {
+        // This operation completed the phase: its completing event is the latest it got,
+        // which must be when the simulator says the phase completed.
+        unexplained_ += std::abs(m.current.time - m.pending_done);
+        m.done[m.completed % SlotState::kPhases] = m.current;
+        const std::uint32_t phase = m.completed++;
+        m.current = Arrival{};
+        m.pending_done = -1;
+        // Warps blocked in try_wait resume mbarrier_latency after the completion.
+        const Arrival rel = mbar_release(m, phase);
+        auto& list = S.mbar_waiters;
+        for (std::size_t i = 0; i < list.size();) {
+          if (list[i].barrier != op.barrier || list[i].phase > phase) {
+            ++i;
+            continue;
+          }
+          auto& O = warps_[std::size_t(list[i].warp)];
+          if (rel.valid && rel.time > O.prog.time) {
+            const int warp_in_cta = list[i].warp % k.info.warps_per_cta;
+            if (traced(S.cta, e.sm, O.prog.time, rel.time) && span_budget(O.prog.time))
+              k.spans.push_back({e.sm, e.cta_slot / k.info.sm_count, warp_in_cta,
+                                 name_id("mbarrier wait"), S.cta, O.prog.time, rel.time, false});
+            O.prog = rel;
+          }
+          list[i] = list.back();
+          list.pop_back();
+        }
+      }
+      break;
+    }
+    case sim::OpKind::MbarWait:
+      if (mbar_blocked) S.mbar_waiters.push_back({e.warp, int(op.barrier), op.phase});
       break;
     case sim::OpKind::CpAsyncCommit:
       W.groups[W.committed % kGroups] = W.open_group;
@@ -438,6 +549,25 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
 void RunRecorder::barrier_released(int /*cta*/, int slot, Tick release) {
   // The last warp's bar.sync is reported right after this; the release is built then.
   slots_[std::size_t(slot)].pending_release = release;
+}
+
+void RunRecorder::mbarrier_phase_completed(int /*cta*/, int slot, int barrier,
+                                           std::uint32_t /*phase*/, Tick done, int /*warp*/) {
+  // The completing operation is reported right after this; the phase is closed then.
+  auto& S = slots_[std::size_t(slot)];
+  if (std::size_t(barrier) < S.mbar.size()) S.mbar[std::size_t(barrier)].pending_done = done;
+}
+
+RunRecorder::Arrival RunRecorder::mbar_release(const SlotState::Mbar& m,
+                                               std::uint32_t phase) const {
+  if (phase >= m.completed || m.completed - phase > SlotState::kPhases) return {};
+  Arrival a = m.done[phase % SlotState::kPhases];
+  if (!a.valid) return a;
+  const Tick lat = kernels_.back().info.mbarrier_latency;
+  a.time += lat;
+  a.edge[std::size_t(Category::Sync)] += lat;
+  a.path[std::size_t(Category::Sync)] += lat;
+  return a;
 }
 
 void RunRecorder::finish_barrier(SlotState& S) {

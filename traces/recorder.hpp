@@ -89,6 +89,8 @@ class RunRecorder : public sim::SimObserver {
   void cta_begin(int cta, int slot, int sm, sim::Tick t) override;
   void op_issued(const sim::OpIssue& op) override;
   void barrier_released(int cta, int slot, sim::Tick release) override;
+  void mbarrier_phase_completed(int cta, int slot, int barrier, std::uint32_t phase,
+                                sim::Tick done, int warp) override;
   void warp_exited(int warp, sim::Tick t) override;
   void cta_end(int cta, int slot, int sm, sim::Tick exit, sim::Tick done) override;
   void kernel_end(const sim::KernelStats& stats) override;
@@ -134,6 +136,10 @@ class RunRecorder : public sim::SimObserver {
     std::array<Arrival, kGroups> groups{};
     std::uint32_t committed = 0;
     std::vector<Arrival> stores;
+    Arrival cp_async_all;  // the latest cp.async to land so far (noinc mbarrier arrivals)
+    Arrival wg_open;       // wgmma groups, like cp.async groups
+    std::array<Arrival, kGroups> wg_groups{};
+    std::uint32_t wg_committed = 0;
     Node exit;
     bool exited = false;
   };
@@ -148,7 +154,26 @@ class RunRecorder : public sim::SimObserver {
     };
     std::vector<BarrierArrival> arrivals;
     sim::Tick pending_release = -1;
+    // mbarriers: the latest event the current phase received so far, the completed phases'
+    // completing events (the simulator's history depth), and the warps blocked in try_wait.
+    static constexpr int kPhases = 4;
+    struct Mbar {
+      Arrival current;
+      std::array<Arrival, kPhases> done{};
+      std::uint32_t completed = 0;
+      sim::Tick pending_done = -1;  // reported complete; finished at the completing op
+    };
+    std::vector<Mbar> mbar;
+    struct MbarWaiter {
+      int warp;
+      int barrier;
+      std::uint32_t phase;
+    };
+    std::vector<MbarWaiter> mbar_waiters;
   };
+  // The constraint a completed phase puts on its waiters: its completing event plus the
+  // mbarrier wake latency (Sync).
+  Arrival mbar_release(const SlotState::Mbar& m, std::uint32_t phase) const;
 
   // The node at `t` after constraints `preds`; a wait beyond the latest goes to `gap`, except
   // that up to `sync_until` it goes to Sync (the simulator saw a constraint the mirror does
@@ -179,6 +204,7 @@ class RunRecorder : public sim::SimObserver {
   sim::Tick truncated_at_ = -1;
   bool span_budget(sim::Tick at);  // whether one more warp span fits
   sim::Tick unexplained_ = 0;
+  std::size_t mbarriers_ = 0;  // per CTA, of the current launch
 };
 
 }  // namespace gemmsim::traces

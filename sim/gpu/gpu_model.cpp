@@ -203,6 +203,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     info.warps_per_cta = geo.warps_per_cta;
     info.sub_partitions = nsp;
     info.barrier_latency = clock_.ticks(gpu_.async.barrier_latency.value);
+    info.mbarrier_latency = ws.mbarrier_latency;
     obs_->kernel_begin(kernel, info);
   }
 
@@ -335,6 +336,14 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     }
   };
 
+  // Observer only: tell it which phase of mbarrier `b` just completed, and when.
+  auto mbar_observe = [&](const CtaState& cta, std::uint16_t b, int wid) {
+    const Mbarrier& bar = cta.mbar[b];
+    const std::uint32_t phase = bar.phases_completed() - 1;
+    obs_->mbarrier_phase_completed(cta.id, warps[wid].cta_slot, b, phase,
+                                   bar.completion_time(phase), wid);
+  };
+
   while (!q.empty()) {
     const Event ev = q.pop();
     const Tick now = ev.time;
@@ -389,7 +398,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         tensor_before = st.tensor_busy_cycles, fma_before = st.fma_busy_cycles;
         mio_before = st.mio_busy_cycles;
       }
-      Tick mem_done = -1;
+      Tick mem_done = -1, async_done = -1;
       Tick s = std::max(now, sp.sched_free);
       const double n = double(op.count);
       bool blocked_at_barrier = false;
@@ -527,7 +536,11 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           if (op.tx_bytes) bar.expect_tx(op.tx_bytes);
           // noinc: the arrival happens when the warp's outstanding cp.async have landed.
           const Tick at = op.kind == OpKind::MbarArriveCpAsync ? std::max(s, w.cp_async_done) : s;
-          if (bar.arrive(op.arrivals, at)) mbar_completed(cta, op.barrier, now);
+          async_done = at;
+          if (bar.arrive(op.arrivals, at)) {
+            if (obs_) mbar_observe(cta, op.barrier, wid);
+            mbar_completed(cta, op.barrier, now);
+          }
           break;
         }
         case OpKind::MbarWait: {
@@ -550,6 +563,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
             // Costed at issue, in time order, like the LSU path.
             st.stalls.issue += clock_.cycles(s - now);
             q.schedule(s, wid);
+            if (obs_) w.deferred_by_lsu = sm.tma_free >= sp.sched_free;  // the TMA unit
             deferred = true;
             break;
           }
@@ -559,6 +573,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           Tick done = w.cur.segments.empty()
                           ? s
                           : mem_.access(w.sm, MemOp::LoadBypassL1, w.cur.segments, s);
+          mem_done = done;
           done += ws.tma_extra_latency;
           // The box (out-of-bounds parts zero-filled) is written to shared memory.
           const double wf = double(op.tx_bytes) / (double(gpu_.smem.banks) * gpu_.smem.bank_width.value);
@@ -568,7 +583,11 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           done = std::max(done, sm.mio_free);
           st.tma_bytes += op.tx_bytes;
           auto& cta = ctas[w.cta_slot];
-          if (cta.mbar[op.barrier].complete_tx(op.tx_bytes, done)) mbar_completed(cta, op.barrier, now);
+          async_done = done;
+          if (cta.mbar[op.barrier].complete_tx(op.tx_bytes, done)) {
+            if (obs_) mbar_observe(cta, op.barrier, wid);
+            mbar_completed(cta, op.barrier, now);
+          }
           break;
         }
         case OpKind::Wgmma: {
@@ -589,7 +608,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           st.flops += op.flops;
           sp.sched_free = s + ticks(n * issue_cycles);
           w.next_issue = s + ticks(n * issue_cycles);
-          w.wg_open = std::max(w.wg_open, pipe_end + ws.wgmma_fixed_latency);
+          async_done = pipe_end + ws.wgmma_fixed_latency;
+          w.wg_open = std::max(w.wg_open, async_done);
           break;
         }
         case OpKind::WgmmaCommit:
@@ -623,6 +643,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         e.slot_chain = w.slot_chain.data();
         e.mem_done = mem_done;
         e.mem_path = mem_done >= 0 && !w.cur.segments.empty() ? &mem_path : nullptr;
+        e.async_done = async_done;
         e.tensor_busy = st.tensor_busy_cycles - tensor_before;
         e.fma_busy = st.fma_busy_cycles - fma_before;
         e.mio_busy = st.mio_busy_cycles - mio_before;

@@ -29,7 +29,7 @@ enum class IssueWait : std::uint8_t {
   None,       // issued as soon as it was ready
   Scheduler,  // the sub-partition's issue slot was taken by another warp
   Pipe,       // its math pipe (FMA or tensor) was still busy
-  Lsu,        // the SM's LSU / L1TEX stage was busy with earlier global memory instructions
+  Lsu,        // the SM's LSU / L1TEX stage (or its TMA unit) was busy with earlier copies
 };
 
 struct LaunchInfo {
@@ -43,6 +43,7 @@ struct LaunchInfo {
   int warps_per_cta = 0;
   int sub_partitions = 0;
   Tick barrier_latency = 0;
+  Tick mbarrier_latency = 0;  // a completed mbarrier phase -> its waiting warps may issue
 };
 
 struct OpIssue {
@@ -64,6 +65,12 @@ struct OpIssue {
   // time of its slowest line went (null for operations without bytes).
   Tick mem_done = -1;
   const AccessPath* mem_path = nullptr;
+  // Asynchronous operations of warp-specialized kernels: when the event this operation feeds
+  // an mbarrier or a wgmma group with happens (-1: none). TmaLoad: its bytes have landed in
+  // shared memory (complete_tx; mem_done/mem_path are the L2/DRAM access within it);
+  // MbarArriveCpAsync: the noinc arrival (the warp's cp.async landed); Wgmma: the batch's
+  // results are written (its group's completion is the latest of these).
+  Tick async_done = -1;
   // Busy cycles this operation added to the SM's pipes and shared-memory port.
   double tensor_busy = 0, fma_busy = 0, mio_busy = 0;
 };
@@ -76,6 +83,13 @@ class SimObserver {
   virtual void op_issued(const OpIssue& /*op*/) {}
   // bar.sync of CTA `cta` released every waiting warp at `release`.
   virtual void barrier_released(int /*cta*/, int /*slot*/, Tick /*release*/) {}
+  // Phase `phase` (0, 1, ... since init) of mbarrier `barrier` of CTA `cta` completed at
+  // `done` (its latest arrival or transaction byte; waiters issue mbarrier_latency later).
+  // Reported while the operation that counted the completion is issued by `warp`, before its
+  // op_issued: the completing event is the latest of those the phase received (an arrive, a
+  // noinc arrive whose cp.async landed, a TMA copy's complete_tx).
+  virtual void mbarrier_phase_completed(int /*cta*/, int /*slot*/, int /*barrier*/,
+                                        std::uint32_t /*phase*/, Tick /*done*/, int /*warp*/) {}
   // The warp retired at `t` (its last results written; stores may still drain).
   virtual void warp_exited(int /*warp*/, Tick /*t*/) {}
   // Every warp exited at `exit`; its stores were accepted by `done`.

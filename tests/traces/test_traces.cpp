@@ -488,3 +488,95 @@ TEST_CASE("The command line prints the critical path and refuses bad trace optio
   std::getline(f, content);
   CHECK(content == "keep me");
 }
+
+namespace {
+
+GemmConfig ws_config(WsVariant v, int consumers, int bm, int bn, int bk, int stages) {
+  GemmConfig c;
+  c.family = Family::WarpSpecialized;
+  c.ws_variant = v;
+  c.consumers = consumers;
+  c.dtype = DType::F16;
+  c.block_m = bm, c.block_n = bn, c.block_k = bk;
+  c.stages = stages;
+  if (v == WsVariant::Hopper) {
+    c.warps_m = 4 * consumers, c.warps_n = 1;
+    c.smem_layout = SmemLayout::Swizzled;
+  } else {
+    c.warps_m = 2 * consumers, c.warps_n = 2;
+  }
+  return c;
+}
+
+// The shares are whole, the path spans the prediction, and every picosecond follows from the
+// simulator's constraints (mbarrier phases and wgmma groups included).
+void check_whole(const Attributed& a) {
+  double total = 0;
+  for (const auto& [k, v] : a.shares) {
+    CHECK(v >= 0);
+    total += v;
+  }
+  CHECK(total == Approx(1.0).margin(1e-12));
+  CHECK(double(a.cp.total_ps) * 1e-6 == Approx(a.pred.time_us).epsilon(1e-9));
+  CHECK(a.cp.unexplained_ps == 0);
+}
+
+// What the mechanism says of a large compute-heavy warp-specialized run: the consumers wait on
+// FULL phases completed by copies (L2/DRAM through the SM's port), the producer on EMPTY
+// phases completed by consumers whose wgmma / mma groups finished (tensor pipe); the mbarrier
+// wake itself is a few cycles per wait. So the largest share is the math pipe or the memory
+// path, never synchronisation, and those mechanisms together explain most of the path.
+void check_mechanism(const Attributed& a) {
+  INFO(json(a.shares).dump());
+  const std::string top = largest(a.shares);
+  CHECK(top != "barriers_and_sync");
+  CHECK((top == "tensor_pipe" || top == "l2" || top == "dram" || top == "interconnect"));
+  const double mechanisms = a.shares.at("tensor_pipe") + a.shares.at("l2") +
+                            a.shares.at("dram") + a.shares.at("interconnect") +
+                            a.shares.at("shared_memory");
+  CHECK(mechanisms > 0.5);
+  CHECK(a.shares.at("barriers_and_sync") < a.shares.at(top) / 4);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "The Hopper warp-specialized kernel's critical path follows mbarrier phases to the TMA "
+    "copies and wgmma groups that completed them",
+    "[traces][critical_path][ws]") {
+  const GpuSpec gpu = load_gpu("h100");
+  const GemmConfig c = ws_config(WsVariant::Hopper, 2, 128, 256, 64, 4);
+  for (const GemmConfig& small : {c, ws_config(WsVariant::Hopper, 1, 128, 128, 64, 3)}) {
+    INFO("consumers " << small.consumers);
+    check_whole(attribute(gpu, small, GemmProblem{512, 512, 512}));
+  }
+  {
+    const Attributed a = attribute(gpu, c, GemmProblem{4096, 4096, 4096});
+    check_whole(a);
+    check_mechanism(a);
+  }
+  // The online path equals Boost.Graph's longest path through the mbarrier edges.
+  RunRecorder rec(TraceFilter{}, sim::ClockDomain(gpu.clocks.sustained), false, true);
+  predict(gpu, c, GemmProblem{512, 512, 1024}, &rec);
+  CHECK(rec.graph_mismatch_ps() == 0);
+}
+
+TEST_CASE(
+    "The Ampere warp-specialized kernel's critical path follows mbarrier phases to the "
+    "cp.async copies and consumer releases that completed them",
+    "[traces][critical_path][ws]") {
+  const GpuSpec gpu = load_gpu("a100");
+  const GemmConfig c = ws_config(WsVariant::Ampere, 1, 128, 128, 32, 4);
+  for (const GemmConfig& small : {c, ws_config(WsVariant::Ampere, 2, 128, 128, 32, 3)}) {
+    INFO("consumers " << small.consumers);
+    check_whole(attribute(gpu, small, GemmProblem{512, 512, 512}));
+  }
+  {
+    const Attributed a = attribute(gpu, c, GemmProblem{4096, 4096, 4096});
+    check_whole(a);
+    check_mechanism(a);
+  }
+  RunRecorder rec(TraceFilter{}, sim::ClockDomain(gpu.clocks.sustained), false, true);
+  predict(gpu, c, GemmProblem{512, 512, 1024}, &rec);
+  CHECK(rec.graph_mismatch_ps() == 0);
+}
