@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "kernels/common/kernel_name.hpp"
+#include "validate/compare/counters.hpp"
 #include "validate/compare/validate.hpp"
 
 using namespace gemmsim;
@@ -43,6 +44,23 @@ TEST_CASE("Accuracy on the committed H100 data stays within the stored bounds", 
         if (family_name(r.row.config.family) == family) subset.push_back(r);
       INFO("family " << family);
       check_bounds(accuracy(subset), fb);
+    }
+    // Predicted counters against Nsight Compute on the profiled rows: each bound caps one
+    // statistic of one metric (e.g. the MAPE of DRAM bytes read, the mean |difference| in
+    // percentage points of the L2 hit rate).
+    if (bounds.contains("counters")) {
+      const nlohmann::json got = compare_counters(results, read_counters(o.data_dir));
+      for (const auto& [metric, limits] : bounds.at("counters").items()) {
+        INFO("counter " << metric);
+        REQUIRE(got.contains(metric));
+        CHECK(got.at(metric).at("n").get<int>() >= limits.at("n_min").get<int>());
+        for (const auto& [stat, limit] : limits.items()) {
+          if (stat == "n_min") continue;
+          const std::string key = stat.substr(0, stat.size() - 4);  // "<stat>_max"
+          INFO("statistic " << key);
+          CHECK(got.at(metric).at(key).get<double>() <= limit.get<double>());
+        }
+      }
     }
   }
 }
