@@ -92,6 +92,11 @@ class WarpSpecializedModel final : public sim::KernelModel {
   }
 
   std::string name() const override { return kernel_name(c_); }
+  // Consumer warps first (warpgroup g = warp / 4), the producer last (ws_layout.hpp).
+  std::string warp_role(int warp) const override {
+    if (warp >= ws_producer_first_warp(c_)) return "producer";
+    return c_.consumers > 1 ? "consumer " + std::to_string(warp / 4) : "consumer";
+  }
   sim::LaunchGeometry geometry() const override { return geo_; }
 
   void begin_warp(WarpCursor& w, int cta, int warp) const override {

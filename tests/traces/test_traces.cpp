@@ -16,6 +16,7 @@
 #include "hw/loader.hpp"
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
+#include "kernels/common/ws_layout.hpp"
 #include "sim/core/error.hpp"
 #include "sim/gpu/gpu_model.hpp"
 #include "sim/run/run.hpp"
@@ -579,4 +580,28 @@ TEST_CASE(
   RunRecorder rec(TraceFilter{}, sim::ClockDomain(gpu.clocks.sustained), false, true);
   predict(gpu, c, GemmProblem{512, 512, 1024}, &rec);
   CHECK(rec.graph_mismatch_ps() == 0);
+}
+
+TEST_CASE("The warp-specialized kernels name their warp tracks producer and consumer",
+          "[traces][ws]") {
+  const GpuSpec gpu = load_gpu("h100");
+  for (const GemmConfig& c : {ws_config(WsVariant::Hopper, 2, 128, 256, 64, 4),
+                              ws_config(WsVariant::Ampere, 1, 128, 128, 32, 4)}) {
+    INFO(kernel_name(c));
+    TraceFilter f;
+    RunRecorder rec(f, sim::ClockDomain(kernel_clock(gpu, c)), true);
+    predict(gpu, c, GemmProblem{512, 512, 512}, &rec);
+    TempDir dir;
+    write_chrome_trace(rec, {kernel_name(c), gpu.name}, dir.file("ws.json"));
+    const json t = read_json(dir.file("ws.json"));
+    check_structure(t);
+    std::set<std::string> threads;
+    for (const auto& e : t["traceEvents"])
+      if (e["ph"] == "M" && e["name"] == "thread_name")
+        threads.insert(e["args"]["name"].get<std::string>());
+    const int producer = ws_producer_first_warp(c);
+    const std::string consumer = c.consumers > 1 ? "consumer 0" : "consumer";
+    CHECK(threads.count("slot 0 warp 0 (" + consumer + ")") == 1);
+    CHECK(threads.count("slot 0 warp " + std::to_string(producer) + " (producer)") == 1);
+  }
 }
