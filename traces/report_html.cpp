@@ -86,7 +86,7 @@ std::string roofline(const Prediction& p, const GpuSpec& gpu, double l2_bytes) {
   if (p.config.tensor_core())
     if (auto it = gpu.tensor.find(p.config.dtype); it != gpu.tensor.end())
       dense =
-          gpu.sm_count * it->second.dense_fma_per_clk_per_sm * 2.0 * gpu.clocks.sustained.hz / 1e12;
+          gpu.sm_count * it->second.dense_fma_per_clk_per_sm * 2.0 * p.sm_clock_mhz * 1e6 / 1e12;
   const double bytes =
       p.counters.count("dram__bytes_read.sum")
           ? p.counters.at("dram__bytes_read.sum") + p.counters.at("dram__bytes_write.sum")
