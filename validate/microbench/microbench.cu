@@ -363,6 +363,94 @@ __global__ void mma_kernel(int iters, uint32_t seed, bool chase, float* sink, Pr
   if (s == 1234.5f) sink[0] = s;
 }
 
+// ---- issue: what few warps per scheduler can sustain ------------------------------------------
+// mma.sync with ACC independent accumulators per warp, W warps per block (one block per SM):
+// with one warp per sub-partition and many accumulators, the rate says how often one warp can
+// issue mma.sync back to back (its issue interval); with ACC = 1 it is the dependent latency.
+template <int KIND, int ACC>
+__global__ void mma_occupancy_kernel(int iters, uint32_t seed, float* sink, Probe* pr) {
+  uint32_t a[4], b[2];
+#pragma unroll
+  for (int q = 0; q < 4; ++q) a[q] = 0x3c003c00u ^ ((seed * (threadIdx.x + q + 1)) & 0x03ff03ffu);
+  b[0] = 0x3c003c00u ^ (seed & 0x03ff03ffu);
+  b[1] = 0x3c003c00u ^ ((seed >> 3) & 0x03ff03ffu);
+  float d[ACC][4];
+#pragma unroll
+  for (int u = 0; u < ACC; ++u)
+#pragma unroll
+    for (int q = 0; q < 4; ++q) d[u][q] = 0.f;
+  probe_start(pr);
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int u = 0; u < ACC; ++u) mma_op<KIND>(d[u], a, b);
+  }
+  probe_end(pr);
+  float s = 0;
+#pragma unroll
+  for (int u = 0; u < ACC; ++u) s += d[u][0] + d[u][1] + d[u][2] + d[u][3];
+  if (s == 1234.5f) sink[0] = s;
+}
+
+// The inner loop of the pipelined tensor-core kernel without global memory: a warp tile of
+// MT x NT mma tiles (m16 x n8), per k16 step MT ldmatrix.x4 (A) and NT/2 ldmatrix.x4.trans (B)
+// into the other fragment buffer, then MT x NT mma.sync from the current one. Conflict-free
+// shared addresses (each 8-lane group reads 8 consecutive 16-byte rows).
+template <int MT, int NT>
+__global__ void mma_ldmatrix_mix_kernel(int iters, float* sink, Probe* pr) {
+  extern __shared__ __align__(128) unsigned char smem_mix[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 16384 / 4; i += blockDim.x)
+    reinterpret_cast<uint32_t*>(smem_mix)[i] = 0x3c003c00u ^ (i * 0x9e3779b9u & 0x03ff03ffu);
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_mix));
+  // 16 KB: each warp reads its own 2 KB window, lane l at row l (16 B per row).
+  const uint32_t addr = base + ((warp * 512 + lane * 16) & (16384 - 1));
+  uint32_t af[2][MT][4], bf[2][NT][2];
+  float acc[MT][NT][4];
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.f;
+  auto load = [&](int buf, int step) {
+#pragma unroll
+    for (int i = 0; i < MT; ++i)
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(af[buf][i][0]), "=r"(af[buf][i][1]), "=r"(af[buf][i][2]),
+                     "=r"(af[buf][i][3])
+                   : "r"(addr + ((i * 512 + step * 64) & 1023)));
+#pragma unroll
+    for (int j = 0; j < NT / 2; ++j)
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(bf[buf][2 * j][0]), "=r"(bf[buf][2 * j][1]),
+                     "=r"(bf[buf][2 * j + 1][0]), "=r"(bf[buf][2 * j + 1][1])
+                   : "r"(addr + 1024 + ((j * 512 + step * 64) & 1023)));
+  };
+  __syncthreads();
+  load(0, 0);
+  probe_start(pr);
+  for (int it = 0; it < iters; it += 2) {
+#pragma unroll
+    for (int cur = 0; cur < 2; ++cur) {
+      load(cur ^ 1, it + cur + 1);
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          const int jj = (i & 1) ? NT - 1 - j : j;
+          mma_op<1>(acc[i][jj], af[cur][i], bf[cur][jj]);
+        }
+    }
+  }
+  probe_end(pr);
+  float s = 0;
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) s += acc[i][j][0] + acc[i][j][3];
+  if (s == 1234.5f) sink[0] = s;
+}
+
 __global__ void syncthreads_kernel(int iters, Probe* pr) {
   probe_start(pr);
   for (int i = 0; i < iters; ++i) __syncthreads();
@@ -743,6 +831,68 @@ class Runner {
         "1 warp, mma.sync chained through the accumulator");
   }
 
+  // Whether `threads` threads of kernel k (with `smem` dynamic shared bytes) fit on one SM:
+  // combinations that do not are skipped, not failed.
+  template <class K>
+  bool fits(K k, int threads, int smem) {
+    cudaFuncAttributes fa{};
+    CK(cudaFuncGetAttributes(&fa, k));
+    return fa.numRegs * threads <= prop_.regsPerMultiprocessor &&
+           threads <= fa.maxThreadsPerBlock && smem + int(fa.sharedSizeBytes) <= 227 * 1024;
+  }
+
+  // What a few warps per sub-partition sustain (see mma_occupancy_kernel, mma_ldmatrix_mix_kernel).
+  void issue() {
+    const int it = quick_ ? 1 << 10 : 1 << 12;
+    auto occ = [&](auto acc_tag, int warps) {
+      constexpr int ACC = decltype(acc_tag)::value;
+      if (!fits(mma_occupancy_kernel<1, ACC>, 32 * warps, 0)) return;
+      mma_occupancy_kernel<1, ACC><<<sms_, 32 * warps>>>(it * 32 / ACC, 0x9e3779b9u,
+                                                         reinterpret_cast<float*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      auto ps = probes(sms_);
+      add("mma_bf16_rate_w" + std::to_string(warps) + "_acc" + std::to_string(ACC),
+          per_block_rate(ps, double(warps) * (it * 32 / ACC) * ACC * 2048.0), "FMA/clk/SM",
+          mhz(ps[0]),
+          "mma.sync m16n8k16 bf16 from registers, " + std::to_string(warps) +
+              " warps x 1 block/SM, " + std::to_string(ACC) + " independent accumulators per warp");
+    };
+    for (int warps : {4, 8, 16}) {
+      occ(std::integral_constant<int, 1>{}, warps);
+      occ(std::integral_constant<int, 2>{}, warps);
+      occ(std::integral_constant<int, 4>{}, warps);
+      occ(std::integral_constant<int, 8>{}, warps);
+      occ(std::integral_constant<int, 32>{}, warps);
+    }
+    auto mix = [&](auto mt_tag, auto nt_tag, int warps) {
+      constexpr int MT = decltype(mt_tag)::value, NT = decltype(nt_tag)::value;
+      auto k = mma_ldmatrix_mix_kernel<MT, NT>;
+      CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384));
+      const int iters = quick_ ? 256 : 2048;
+      if (!fits(k, 32 * warps, 16384)) return;
+      k<<<sms_, 32 * warps, 16384>>>(iters, reinterpret_cast<float*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      auto ps = probes(sms_);
+      const double fma = double(warps) * iters * MT * NT * 2048.0;  // m16n8k16: 2048 FMA
+      const std::string shape = std::to_string(16 * MT) + "x" + std::to_string(8 * NT);
+      add("mma_ldmatrix_mix_" + shape + "_w" + std::to_string(warps),
+          per_block_rate(ps, fma), "FMA/clk/SM", mhz(ps[0]),
+          "warp tile " + shape + ": per k16 step " + std::to_string(MT) + " ldmatrix.x4 + " +
+              std::to_string(NT / 2) + " ldmatrix.x4.trans into the other buffer, then " +
+              std::to_string(MT * NT) + " mma.sync bf16; " + std::to_string(warps) +
+              " warps x 1 block/SM, no global memory");
+    };
+    for (int warps : {1, 4, 8, 16}) {
+      mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 8>{}, warps);
+      mix(std::integral_constant<int, 2>{}, std::integral_constant<int, 8>{}, warps);
+      mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}, warps);
+      mix(std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{}, warps);
+      mix(std::integral_constant<int, 1>{}, std::integral_constant<int, 8>{}, warps);
+    }
+  }
+
   void launch() {
     for (int i = 0; i < 100; ++i) empty_kernel<<<1, 32>>>();
     CKL();
@@ -854,23 +1004,34 @@ void Runner::scatter(const std::vector<unsigned long long>& where,
 int main(int argc, char** argv) {
   std::string out = "microbench.csv";
   bool quick = false;
+  std::string only;  // one group of tests, or all
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc) out = argv[++i];
     else if (a == "--quick") quick = true;
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr, "usage: gemmsim-microbench [--out FILE] [--quick]\n");
+      std::fprintf(stderr,
+                   "usage: gemmsim-microbench [--out FILE] [--quick] "
+                   "[--only smem|arithmetic|issue|global|bandwidth|launch]\n");
       return 2;
     }
+  }
+  const std::string groups[] = {"", "smem", "arithmetic", "issue", "global", "bandwidth", "launch"};
+  if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
+    std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
+    return 2;
   }
   try {
     mb::Runner r(quick);
     r.clock_and_device(false);
-    r.smem();
-    r.arithmetic();
-    r.global_latency();
-    r.bandwidth();
-    r.launch();
+    auto want = [&](const char* group) { return only.empty() || only == group; };
+    if (want("smem")) r.smem();
+    if (want("arithmetic")) r.arithmetic();
+    if (want("issue")) r.issue();
+    if (want("global")) r.global_latency();
+    if (want("bandwidth")) r.bandwidth();
+    if (want("launch")) r.launch();
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
