@@ -1,29 +1,14 @@
 // The gemmsim command as a user runs it: exit codes and messages.
 #include <catch2/catch.hpp>
 
-#include <array>
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
+
+#include "tests/support/run_cli.hpp"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(GEMMSIM_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), int(buf.size()), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = gemmsim::test::CliResult;
+Result run(const std::string& args) { return gemmsim::test::run_cli(args); }
 
 }  // namespace
 

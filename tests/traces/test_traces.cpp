@@ -20,6 +20,7 @@
 #include "sim/core/error.hpp"
 #include "sim/gpu/gpu_model.hpp"
 #include "sim/run/run.hpp"
+#include "tests/support/run_cli.hpp"
 #include "traces/chrome_trace.hpp"
 #include "traces/recorder.hpp"
 #include "traces/report_html.hpp"
@@ -27,6 +28,7 @@
 
 using namespace gemmsim;
 using namespace gemmsim::traces;
+using gemmsim::test::run_cli;
 using nlohmann::json;
 
 namespace {
@@ -92,23 +94,6 @@ std::string largest(const std::map<std::string, double>& shares) {
   for (const auto& [k, s] : shares)
     if (s > v) v = s, best = k;
   return best;
-}
-
-struct CliResult {
-  int code = -1;
-  std::string out;
-};
-
-CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string(GEMMSIM_BINARY) + " " + args + " 2>&1";
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), int(buf.size()), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
 }
 
 // Writes the trace of `c` on `gpu` with every SM traced and returns it parsed.
