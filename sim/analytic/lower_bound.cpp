@@ -2,73 +2,286 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
+#include "kernels/common/legality.hpp"
+#include "kernels/common/tc_plan.hpp"
 #include "kernels/common/tile_rules.hpp"
+#include "kernels/common/ws_layout.hpp"
 #include "sim/analytic/support.hpp"
 #include "sim/run/run.hpp"
 
 namespace gemmsim {
+namespace {
+
+using analytic::Launch;
+
+// Shared-memory port (MIO) wavefronts of one K tile of one CTA, from the kernel models' own
+// cost functions (kernels/common/tc_plan.hpp): the copy into shared memory (cp.async fill,
+// staged st.shared or TMA box) plus the operand reads (ldmatrix / lds fragments or wgmma).
+// Bank conflicts are included, as the simulator charges them.
+struct TileMio {
+  double fill = 0;     // wavefronts of the copy of one K tile
+  double operand = 0;  // wavefronts of the operand reads of one K tile, all compute warps
+};
+
+MmaShape model_mma_shape(const GemmConfig& c, const GpuSpec& gpu) {
+  MmaShape m = mma_shape_for(c, gpu);
+  // As the pipelined model: sm_70's m8n8k4 covers 16x16x4 per warp instruction.
+  if (m.m == 8 && m.n == 8 && m.k == 4) m = MmaShape{16, 16, 4};
+  return m;
+}
+
+TileMio tile_mio(const GemmConfig& c, const GpuSpec& gpu) {
+  TileMio t;
+  const double wavefront_bytes = double(gpu.smem.banks) * double(gpu.smem.bank_width.value);
+  const int e = element_bytes(c.dtype);
+  if (c.family == Family::WarpSpecialized && c.ws_variant == WsVariant::Hopper) {
+    // TMA boxes: A block_m x block_k, B in 64-column boxes; wgmma reads A 64x16 and B 16xN
+    // per instruction, a quarter charged to each warp of the warpgroup.
+    t.fill = double(ws_a_stage_bytes(c) + (c.block_n / kWsHopperBoxN) * kWsHopperBoxN *
+                                              c.block_k * e) /
+             wavefront_bytes;
+    const int per_warp = ((64 * 16 + 16 * c.block_n) * e / 4 + 127) / 128;
+    const int wgmma_per_tile = (c.block_k / 16) * ws_hopper_slabs(c);
+    t.operand = double(ws_consumer_warps(c)) * wgmma_per_tile * per_warp;
+    return t;
+  }
+  const bool ws = c.family == Family::WarpSpecialized;
+  const MmaShape mma = ws ? mma_shape_for(c, gpu) : model_mma_shape(c, gpu);
+  const model::TcCopyPlan plan = model::tc_copy_plan(c, gpu, ws ? 32 : c.threads());
+  for (std::size_t w = 0; w < plan.copy_a.size(); ++w)
+    t.fill += double(plan.copy_a[w].wavefronts) + double(plan.copy_b[w].wavefronts);
+  for (const model::SmemCost& s : model::tc_fragment_costs(c, gpu, mma))
+    t.operand += double(s.wavefronts);
+  return t;
+}
+
+// The cost functions walk every lane address, so they are cached per tile shape (a sweep asks
+// for the same tile with every split-K, mode and swizzle). The key holds every field they read.
+TileMio tile_mio_cached(const GemmConfig& c, const GpuSpec& gpu) {
+  using Key = std::tuple<std::string, int, int, int, int, int, int, int, int, int, int>;
+  thread_local std::map<Key, TileMio> cache;
+  const Key key{gpu.key + "/" + gpu.name,   int(c.family),     int(c.dtype),  c.block_m,
+                c.block_n,                  c.block_k,         c.warps_m,     c.warps_n,
+                int(c.smem_layout),         c.consumers,       int(c.ws_variant)};
+  if (cache.size() > 4096) cache.clear();
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  return cache.emplace(key, tile_mio(c, gpu)).first->second;
+}
+
+// A bound for one streaming launch (kernels/common/aux_models.cpp: 256 threads per CTA, 16
+// bytes per thread): `load_slices` fp32 slices of M x N read (the split-K workspace, never in
+// L1: the GEMM wrote it through the write-through L1) and C written. Every byte crosses its
+// SM's port and an L2 slice; the last access completes an L2 hit latency after its port slot.
+double stream_kernel_cycles(const GpuSpec& gpu, const GemmProblem& p, int load_slices) {
+  const double bytes = double(p.m) * double(p.n) * analytic::kOutputBytes;
+  const double cta_bytes = 256.0 * 16.0;
+  const long long ctas = (long long)std::ceil(bytes / cta_bytes);
+  const double nsm = gpu.sm_count;
+  const double per_byte = 1.0 + load_slices;
+  const double last = bytes - double(ctas - 1) * cta_bytes;  // the smallest CTA: the last
+  const double busiest_count = std::ceil(double(ctas) / nsm);
+  const double port =
+      std::max(bytes * per_byte / nsm, busiest_count * std::min(cta_bytes, last) * per_byte) /
+      gpu.l2.port_bytes_per_clk;
+  const double l2_per_clk = gpu.l2.bandwidth.bytes_per_cycle(gpu.clocks.sustained);
+  const double slices = bytes * per_byte / l2_per_clk;
+  return std::max(port, slices) + gpu.l2.hit_latency.value;
+}
+
+}  // namespace
 
 TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
                                      const GemmProblem& p) {
-  using namespace analytic;
   GpuSpec gpu = spec;  // at the clock the simulator runs this kernel at
   gpu.clocks.sustained = kernel_clock(spec, c);
-  const Launch l = launch_of(gpu, c, p);
+  const Launch l = analytic::launch_of(gpu, c, p);
   const double hz = gpu.clocks.sustained.hz;
   const double nsm = gpu.sm_count;
+  const double nsp = std::max(1, gpu.sm.sub_partitions);
   const double e = element_bytes(c.dtype);
-  // Every CTA does the same work only without split-K (empty trailing slices exit at once)
-  // and when the tiles divide the problem (edge tiles copy fewer bytes).
-  const bool uniform = c.split_k == 1 && p.m % c.block_m == 0 && p.n % c.block_n == 0;
-  const double busiest = double((l.ctas + gpu.sm_count - 1) / gpu.sm_count);
-  auto per_sm = [&](double total, double per_cta) {
-    return std::max(total / nsm, uniform ? busiest * per_cta : 0.0);
+  const bool hopper = c.family == Family::WarpSpecialized && c.ws_variant == WsVariant::Hopper;
+  const bool ws = c.family == Family::WarpSpecialized;
+  const bool tc = c.tensor_core();
+
+  // ---- The work split, as the CTA raster makes it (kernels/common/tiling.hpp) --------------
+  // Slices are block_k-aligned ranges of ks elements of K; trailing slices may be empty. An
+  // empty slice's CTAs exit at once with atomic split-K, and write zeros to their workspace
+  // slice with reduction split-K. CTAs outside the tile grid (swizzle) exit at once.
+  const long long ks = splitk_slice_k(c, p.k);
+  const long long slices_nonempty = ceil_div_ll(p.k, ks);
+  const bool atomic = c.split_k > 1 && c.split_k_mode == SplitKMode::Atomic;
+  const bool reduction = c.split_k > 1 && c.split_k_mode == SplitKMode::Reduction;
+  const long long slices_run = reduction ? c.split_k : slices_nonempty;
+  const double tiles = double(l.tiles_m) * double(l.tiles_n);
+  const double working = tiles * double(slices_run);  // CTAs that do anything
+  // The smallest working CTA: the corner tile of the last slice (every quantity below grows
+  // with its rows, columns and K length).
+  const double rows_min = double(p.m - (l.tiles_m - 1) * c.block_m);
+  const double cols_min = double(p.n - (l.tiles_n - 1) * c.block_n);
+  const double k_min =
+      reduction && c.split_k > slices_nonempty ? 0.0 : double(p.k - (slices_nonempty - 1) * ks);
+  const double kt_min = std::ceil(k_min / c.block_k);      // K tiles of that CTA
+  const double kt_total = tiles * double(ceil_div_ll(p.k, c.block_k));  // over all CTAs
+  const bool full_tiles = rows_min == c.block_m && cols_min == c.block_n;
+  // Some SM runs at least this many working CTAs (pigeonhole), at most `resident` at a time.
+  const double n_star = std::ceil(working / nsm);
+  const int resident = std::max(1, l.ctas_per_sm);
+  // The SM with the most of a resource's work has at least the average, and the SM with the
+  // most CTAs at least n_star times the smallest CTA's.
+  auto busiest = [&](double total, double per_cta) {
+    return std::max(total / nsm, n_star * per_cta);
   };
-  // Whole tiles are computed; K in whole K-tiles of the real K (slices cover it).
-  const double k_cov = double(ceil_div_ll(p.k, c.block_k) * c.block_k);
-  const double k_cta = double(l.k_slice);
-  const double tile_fma = double(c.block_m) * c.block_n;
-  const double fma_s = per_sm(tile_fma * double(l.tiles_m * l.tiles_n) * k_cov, tile_fma * k_cta) /
-                       fma_per_s_per_sm(gpu, c);
-  // wgmma reads its operands from shared memory through descriptors, not as per-warp
-  // fragments: no shared-port term for the Hopper warp-specialized variant.
-  const bool wgmma = c.family == Family::WarpSpecialized && c.ws_variant == WsVariant::Hopper;
-  const double frag =
-      wgmma ? 0.0 : (double(c.warp_tile_m()) + c.warp_tile_n()) * e * c.compute_warps();
-  const double smem_s = per_sm(frag * double(l.tiles_m * l.tiles_n) * k_cov, frag * k_cta) /
-                        smem_bytes_per_s_per_sm(gpu);
-  // A tile rows inside the problem times N tiles, likewise B.
+
+  // ---- Latencies and rates of the simulator (cycles of the kernel clock) ---------------------
+  const double l2_hit = gpu.l2.hit_latency.value;
+  const double l1_hit = gpu.l1.hit_latency.value;
+  const double dram_lat = gpu.dram.latency.value;
+  const double barrier_lat = gpu.async.barrier_latency.value;
+  const double mbar_lat = gpu.features.mbarrier ? gpu.async.mbarrier_latency.value : 0.0;
+  const double tma_extra =
+      gpu.features.tma
+          ? std::max(0.0, gpu.async.tma_latency.value - l2_hit - gpu.async.mbarrier_latency.value)
+          : 0.0;
+  // Fragment loads: ldmatrix for the tensor-core kernels where the GPU has it, else ld.shared.
+  const double ldm_lat = tc && gpu.features.ldmatrix ? gpu.smem.ldmatrix_latency.value
+                                                     : gpu.smem.load_latency.value;
+  double math_lat = gpu.fp32.latency.value;
+  double wgmma_fixed = 0;
+  if (tc) {
+    const TensorSpec& ts = gpu.tensor.at(c.dtype);
+    math_lat = ts.mma_sync_latency.value;
+    if (hopper && ts.wgmma) {
+      const double work =
+          double(ts.wgmma->m) * ts.wgmma->n * ts.wgmma->k / ts.dense_fma_per_clk_per_sm;
+      wgmma_fixed = std::max(0.0, ts.wgmma_latency.value - work);
+      math_lat = wgmma_fixed;
+    }
+  }
+  const double fma_per_clk = analytic::fma_per_s_per_sm(gpu, c) / hz;  // per SM
+  const double port_per_clk = gpu.l2.port_bytes_per_clk;
+  const double l2_per_clk = gpu.l2.bandwidth.bytes_per_cycle(gpu.clocks.sustained);
+  const double dram_per_clk = gpu.dram.sustained.bytes_per_cycle(gpu.clocks.sustained);
+  const double mio_cyc = double(gpu.smem.banks) * double(gpu.smem.bank_width.value) /
+                         gpu.smem.bytes_per_clk;
+  // After its last math, a warp stores its tile, accepted an L2 hit latency later (a warp whose
+  // part of an edge tile lies outside C stores nothing).
+  const double store_tail = full_tiles ? l2_hit : 0.0;
+
+  // ---- Bytes through each SM's port to L2 and through the L2 slices -------------------------
+  // A and B count where they bypass L1 (cp.async.cg, TMA); ld.global may hit in L1. The output
+  // (C stores, red.global.add for atomic split-K, the workspace for reduction) always counts;
+  // an atomic occupies its slice twice (read-modify-write).
+  const int vec = tc_vec_elems(c.dtype);
+  const bool a_vec = p.k % vec == 0, b_vec = p.n % vec == 0;
+  const bool bypass = hopper || (tc && gpu.features.cp_async && a_vec && b_vec);
   const double ab_total =
-      (double(p.m) * double(l.tiles_n) + double(p.n) * double(l.tiles_m)) * double(p.k) * e;
-  const double port_s = per_sm(ab_total, (double(c.block_m) + c.block_n) * k_cta * e) /
-                        l2_port_bytes_per_s_per_sm(gpu);
-  const double dram_s =
-      (double(p.m) * double(p.k) + double(p.k) * double(p.n)) * e / dram_bytes_per_s(gpu);
-  const double first_miss_s = (gpu.l2.hit_latency.value + gpu.dram.latency.value) / hz;
-  // The pipeline keeps at most stages - 1 K-tiles in flight (one for the register-staged and
-  // single-buffer kernels), and a K-tile's copy takes at least an L2 hit: a CTA's main loop
-  // is a chain of ceil(K-tiles / in-flight) such latencies, and an SM runs its CTAs in
-  // ceil(CTAs on it / CTAs per SM) rounds.
-  double chain_s = 0;
-  if (c.family != Family::WarpSpecialized) {
-    const double in_flight = c.tensor_core() ? std::max(1, c.stages - 1) : 1;
-    const double rounds = c.split_k == 1 ? std::ceil(busiest / l.ctas_per_sm) : 1.0;
-    chain_s = rounds * std::ceil(double(l.k_tiles) / in_flight) * gpu.l2.hit_latency.value / hz;
+      bypass ? (double(p.m) * double(l.tiles_n) + double(p.n) * double(l.tiles_m)) * double(p.k) * e
+             : 0.0;
+  const double ab_cta = bypass ? (rows_min + cols_min) * k_min * e : 0.0;
+  const double out_total = double(p.m) * double(p.n) * analytic::kOutputBytes * double(slices_run);
+  const double out_cta = rows_min * cols_min * analytic::kOutputBytes;
+  const double port_cta = ab_cta + out_cta;
+  const double port_s = busiest(ab_total + out_total, port_cta) / port_per_clk + l2_hit;
+  const double l2_s = (ab_total + out_total * (atomic ? 2.0 : 1.0)) / l2_per_clk + l2_hit;
+  // Every sector of A and B misses the (cold) L2 once.
+  const double dram_s = (double(p.m) + double(p.n)) * double(p.k) * e / dram_per_clk + l2_hit +
+                        dram_lat;
+
+  // ---- Math pipe: whole tiles, every K tile of the slice ------------------------------------
+  const double tile_fma = double(c.block_m) * c.block_n * c.block_k;
+  const double math_cta = kt_min * tile_fma / fma_per_clk;
+  const double math_s = busiest(kt_total * tile_fma, kt_min * tile_fma) / fma_per_clk +
+                        math_lat + store_tail;
+
+  // ---- Shared-memory port (MIO) ---------------------------------------------------------------
+  // Tensor-core kernels: the copy into shared memory and the operand reads, from the models'
+  // own cost functions; the last reservation on an SM is an operand read, which its math waits
+  // for. SIMT kernels: each warp's fragments, (Wm + Wn) x K elements, at smem.bytes_per_clk.
+  double mio_s = 0;
+  if (tc) {
+    const TileMio t = tile_mio_cached(c, gpu);
+    const double per_tile = (t.fill + t.operand) * mio_cyc;
+    mio_s = busiest(kt_total * per_tile, kt_min * per_tile) + (hopper ? wgmma_fixed : ldm_lat);
+  } else {
+    const double frag = (double(c.warp_tile_m()) + c.warp_tile_n()) * e * c.compute_warps();
+    const double k_cov = double(ceil_div_ll(p.k, c.block_k) * c.block_k);
+    mio_s = busiest(frag * tiles * k_cov, frag * kt_min * c.block_k) / gpu.smem.bytes_per_clk;
+  }
+
+  // ---- Chains inside one CTA --------------------------------------------------------------
+  // The latency of a K tile's copy: an L2 hit behind the port (an L1 hit for ld.global).
+  const double load_lat = bypass ? l2_hit + (hopper ? tma_extra : 0.0) : std::min(l1_hit, l2_hit);
+  // Between its data landing and the first math on it: the barrier (or the mbarrier wake) and
+  // the first fragment load.
+  const double to_math = hopper ? mbar_lat : (ws ? mbar_lat : barrier_lat) + ldm_lat;
+  // One warp's (Hopper: one warpgroup's, per warp) math on one K tile, on its sub-partition.
+  const double warp_tile_math =
+      hopper ? 2.0 * 16 * c.block_n * 16 * (c.block_k / 16) * ws_hopper_slabs(c) / 2.0 /
+                   (fma_per_clk / nsp)
+             : double(c.warp_tile_m()) * c.warp_tile_n() * c.block_k / (fma_per_clk / nsp);
+  // Copies in flight: tile t + S is requested once tile t + 1 has landed (pipelined: after the
+  // barrier of K step t), or once the consumers released tile t (warp-specialized); the
+  // register-staged and single-buffer kernels keep one tile in flight.
+  double chain = 0;
+  if (kt_min >= 1) {
+    if (ws) {
+      // Tile t + S waits for EMPTY of tile t: the consumers woke on FULL of tile t (Hopper:
+      // and its wgmma group completed), the producer wakes on EMPTY.
+      const double hops = std::ceil(kt_min / c.stages) - 1;
+      const double hop = load_lat + 2 * mbar_lat + (hopper ? warp_tile_math + math_lat : 0.0);
+      chain = load_lat + hops * hop;
+    } else if (tc && gpu.features.cp_async) {
+      // Tiles 0 .. S-1 are requested at launch; tile t + S after the barrier that follows
+      // tile t + 1's arrival.
+      const double S = c.stages;
+      const double hops = kt_min > S ? std::ceil((kt_min - S) / (S - 1)) : 0.0;
+      chain = load_lat + hops * (load_lat + barrier_lat);
+    } else {
+      chain = kt_min * load_lat;  // register-staged or single buffer: one tile in flight
+    }
+  }
+  // A CTA's lifetime (launch to its last warp's exit): its chain, then the last tile's math;
+  // or its first tile's copy, then all its math on its sub-partitions.
+  const double first_tile_bytes =
+      bypass ? (rows_min + cols_min) * std::min<double>(c.block_k, k_min) * e : 0.0;
+  const double start_gap = kt_min >= 1 ? first_tile_bytes / port_per_clk + load_lat + to_math : 0;
+  const double cta_life =
+      kt_min >= 1 ? std::max(chain + to_math + warp_tile_math, start_gap + math_cta) + math_lat
+                  : 0.0;
+  // A CTA slot runs its CTAs one after another: some slot of the busiest SM runs
+  // ceil(n_star / resident) of them.
+  const double slot_s = std::ceil(n_star / resident) * cta_life + (cta_life > 0 ? store_tail : 0);
+  // One CTA per SM: nothing else uses the SM's port between a CTA's last copy and its first
+  // store (the last tile's latency, barrier and math), nor its tensor pipe between CTAs.
+  double port_chain_s = 0;
+  if (resident == 1 && bypass && kt_min >= 1) {
+    const double gap = load_lat + to_math + warp_tile_math + math_lat;
+    port_chain_s = n_star * (port_cta / port_per_clk + gap) + l2_hit;
   }
 
   TimeBound b;
   const std::pair<double, const char*> terms[] = {
-      {fma_s, c.tensor_core() ? "tensor_pipe" : "fp32_pipe"},
-      {smem_s, "shared_memory"},
+      {math_s, tc ? "tensor_pipe" : "fp32_pipe"},
+      {mio_s, "shared_memory"},
       {port_s, "l2_port"},
+      {port_chain_s, "l2_port"},
+      {l2_s, "l2"},
       {dram_s, "dram"},
-      {chain_s, "latency"}};
+      {slot_s, "latency"}};
   const auto* top =
       std::max_element(std::begin(terms), std::end(terms),
                        [](const auto& a, const auto& x) { return a.first < x.first; });
+  // The launches around a split-K GEMM: the zero fill of C (atomic) or the reduction kernel.
+  double aux = 0;
+  if (atomic) aux = stream_kernel_cycles(gpu, p, 0);
+  if (reduction) aux = stream_kernel_cycles(gpu, p, c.split_k);
   const int launches = c.split_k > 1 ? 2 : 1;
-  b.time_us = (top->first + first_miss_s) * 1e6 + launches * gpu.launch_overhead.us();
+  // The simulator rounds latencies to whole picoseconds: keep a hair of slack.
+  b.time_us = (top->first + aux) / hz * 1e6 * (1 - 1e-6) + launches * gpu.launch_overhead.us();
   b.resource = top->second;
   return b;
 }

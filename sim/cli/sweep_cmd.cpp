@@ -141,14 +141,25 @@ int run_sweep_command(const SweepCli& o) {
   std::cout << fmt::format("  {:>4}  {:<62} {:>10} {:>8}  {:>5} {:>5}  {}\n", "rank", "kernel",
                            timed ? "time (us)" : "", timed ? "TFLOPS" : "", "CTAs", "waves",
                            "bound");
+  bool below_bound = false;
   for (std::size_t k = 0; k < std::min<std::size_t>(std::size_t(o.top), r.ranking.size()); ++k) {
     const auto& row = r.rows[r.ranking[k]];
+    // des: an extrapolated time below the lower bound is ranked at the bound (sweep.hpp).
+    const bool below = row["time_us"].is_number() && row.contains("lower_bound_us") &&
+                       row["lower_bound_us"].is_number() &&
+                       row["time_us"].get<double>() < row["lower_bound_us"].get<double>();
+    below_bound = below_bound || below;
     std::cout << fmt::format(
         "  {:>4}  {:<62} {:>10} {:>8}  {:>5} {:>5}  {}\n", k + 1, row["kernel"].get<std::string>(),
-        row["time_us"].is_number() ? fmt::format("{:.2f}", row["time_us"].get<double>()) : "",
+        row["time_us"].is_number()
+            ? fmt::format("{}{:.2f}", below ? "*" : "", row["time_us"].get<double>())
+            : "",
         row["time_us"].is_number() ? fmt::format("{:.1f}", row["tflops"].get<double>()) : "",
         row["ctas"].get<int>(), row["waves"].get<int>(), row["bound"].get<std::string>());
   }
+  if (below_bound)
+    std::cout << "  * extrapolated below the lower bound on its simulated time "
+                 "(lower_bound_us in the rows): ranked at the bound, ties by time\n";
   if (!prefix.empty()) std::cout << fmt::format("  all rows: {}.csv, {}.json\n", prefix, prefix);
   return 0;
 }

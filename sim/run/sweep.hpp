@@ -33,7 +33,8 @@ struct SweepSpec {
   int reduced_k_tiles_2 = 8;
   // des only: simulate in order of a lower bound on the simulated time
   // (sim/analytic/lower_bound.hpp), in batches of `batch`, and skip the rest once the next
-  // bound exceeds the keep-th best time found; false simulates every configuration.
+  // bound exceeds the keep-th best rank time found (max of time and bound); false simulates
+  // every configuration.
   bool prune = true;
   int keep = 10;
   int batch = 16;  // fixed, so the configurations simulated do not depend on the thread count
@@ -42,7 +43,8 @@ struct SweepSpec {
 // One configuration's row: {"index", "kernel", "config", "time_us", "tflops", "bound", "ctas",
 // "waves", "ctas_per_sm", "method", "rank_key", "lower_bound_us" (des)} ("method": exact,
 // extrapolated, pruned (not simulated: its lower bound exceeds the keep-th best time; time_us
-// is null), or the model's name).
+// is null), or the model's name). des ranks by max(time_us, lower_bound_us), ties by time_us
+// (an extrapolation below the bound is provably short of the full simulation).
 nlohmann::json sweep_point(const GpuSpec& gpu, const SweepSpec& spec, const GemmConfig& c,
                            std::size_t index);
 

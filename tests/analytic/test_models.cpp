@@ -6,7 +6,6 @@
 #include "hw/loader.hpp"
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
-#include "sim/analytic/lower_bound.hpp"
 #include "sim/analytic/model.hpp"
 #include "sim/analytic/support.hpp"
 #include "sim/core/error.hpp"
@@ -128,35 +127,4 @@ TEST_CASE("cosma ranks a configuration outside its generator's constraints after
   CHECK(eb.rank_key.front() == 1.0);
   CHECK(es.rank_key.front() == 0.0);
   CHECK(es.rank_key < eb.rank_key);
-}
-
-TEST_CASE("The lower bound never exceeds the simulated time", "[analytic][sweep]") {
-  const GpuSpec gpu = load_gpu("h100");
-  GemmConfig split = tc(64, 64, 32, 2, 2, 3);
-  split.split_k = 4;
-  GemmConfig reduction = split;
-  reduction.split_k_mode = SplitKMode::Reduction;
-  GemmConfig swz = tc(128, 128, 32, 2, 2, 4);
-  swz.swizzle = 4;
-  GemmConfig simt;
-  simt.dtype = DType::F32;
-  simt.block_m = 128, simt.block_n = 128, simt.block_k = 8;
-  simt.thread_m = 8, simt.thread_n = 8, simt.warps_m = 4, simt.warps_n = 2, simt.stages = 2;
-  simt.smem_layout = SmemLayout::Padded;
-  const GemmConfig configs[] = {tc(128, 128, 32, 2, 2, 3),
-                                tc(32, 32, 64, 2, 2, 2),
-                                tc(64, 128, 16, 2, 2, 5),
-                                split,
-                                reduction,
-                                swz,
-                                simt};
-  const GemmProblem problems[] = {{512, 512, 1024}, {300, 200, 520}, {128, 8192, 256}};
-  for (const auto& c : configs)
-    for (const auto& p : problems) {
-      if (legality_violation(c, p, gpu)) continue;
-      const TimeBound b = simulated_time_lower_bound(gpu, c, p);
-      INFO(kernel_name(c) << " " << p.m << "x" << p.n << "x" << p.k << " bound by " << b.resource);
-      CHECK(b.time_us > 0);
-      CHECK(b.time_us <= predict(gpu, c, p).time_us);
-    }
 }

@@ -183,3 +183,32 @@ TEST_CASE("Bad sweep flags are clear errors with exit code 2", "[sweep][cli]") {
     CHECK_THAT(r.out, Catch::Contains(b.message));
   }
 }
+
+TEST_CASE("Pruning keeps the top N over split-K modes and swizzles; rows rank at max(time, bound)",
+          "[sweep]") {
+  // Long K for the tile (extrapolated from 4 and 8 K-tiles), split-K in both modes and two
+  // swizzles: the branch and bound must return the exhaustive top 5, and an extrapolation
+  // that falls below the lower bound on the simulated time ranks at that bound.
+  const GpuSpec gpu = load_gpu("h100");
+  SweepSpec s;
+  s.problem = {256, 256, 2048};
+  s.space.dtype = DType::F16;
+  s.space.library_only = true;
+  s.space.split_k = {1, 2, 4};
+  s.space.swizzle = {1, 2};
+  s.keep = 5;
+  PointsOptions two;
+  two.threads = 2;
+  const SweepResult pruned = run_sweep(gpu, s, two);
+  CHECK(pruned.pruned > 0);
+  s.prune = false;
+  const SweepResult all = run_sweep(gpu, s, two);
+  REQUIRE(all.ranking.size() >= 5);
+  for (std::size_t k = 0; k < 5; ++k)
+    CHECK(all.rows[all.ranking[k]]["kernel"] == pruned.rows[pruned.ranking[k]]["kernel"]);
+  for (const auto& row : all.rows) {
+    const double t = row["time_us"].get<double>(), lb = row["lower_bound_us"].get<double>();
+    CHECK(row["rank_key"][0].get<double>() == std::max(t, lb));
+    CHECK(row["rank_key"][1].get<double>() == t);
+  }
+}
