@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <list>
 #include <queue>
 #include <set>
 #include <vector>
@@ -151,6 +152,43 @@ TEMPLATE_TEST_CASE("SectoredCache replaces the least recently used way", "[memor
       set.touch(way);
     }
     CHECK(victims.size() == ways);
+  }
+}
+
+TEMPLATE_TEST_CASE("SectoredCache picks the victim a true LRU list picks, across stamp renumbering",
+                   "[memory][cache]", std::uint32_t, std::uint64_t) {
+  // Stamps are 8-bit and renumbered when the set's clock runs out (every 255 - ways touches):
+  // thousands of random touches and replacements cross that many times.
+  for (const std::uint32_t ways : {1u, 2u, 16u, 17u, 40u, 64u, 200u, 254u}) {
+    INFO(ways << " ways");
+    BasicSectoredCache<TestType> c(2, ways, 4);
+    const auto set = c.set(1);
+    std::list<std::uint32_t> lru;  // front: least recently used way
+    for (std::uint32_t w = 0; w < ways; ++w) {
+      lru.push_back(w);  // an untouched set replaces ways in index order
+    }
+    std::uint64_t rng = 0x9e3779b97f4a7c15ULL;
+    auto next = [&rng] {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      return rng;
+    };
+    TestType tag = 0;
+    for (int step = 0; step < 20000; ++step) {
+      std::uint32_t way;
+      if (next() % 4 == 0) {  // a miss: fill the victim
+        way = set.victim();
+        REQUIRE(way == (set.occupied(way) ? lru.front() : way));
+        set.install(way, tag++);
+      } else {  // a hit on some way
+        way = static_cast<std::uint32_t>(next() % ways);
+      }
+      set.touch(way);
+      lru.remove(way);
+      lru.push_back(way);
+    }
+    // Over 5000 fills: every way is occupied, so the victim is the least recently used.
+    REQUIRE(set.occupied(set.victim()));
+    REQUIRE(set.victim() == lru.front());
   }
 }
 
