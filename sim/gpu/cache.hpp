@@ -120,7 +120,7 @@ struct CacheStorage {
 //
 // The tag is whatever identifies a line within its set (the caller's choice): the L1 stores
 // the line number (64-bit), the L2 stores what is left of the line number once the slice and
-// the set are known (32-bit), which keeps its header small.
+// the set are known (16-bit while addresses allow, else 32-bit), which keeps its header small.
 //
 // A valid sector is one whose data is present or on its way; `dirty` marks sectors that must
 // be written back on eviction (a dirty sector that is not valid was partially written and
@@ -303,6 +303,33 @@ class BasicSectoredCache {
     }
   }
 
+  // A copy of `narrow` with wider tags: the same geometry, lines, sector state and LRU order,
+  // for a caller that starts with narrow tags and outgrows them.
+  template <typename NarrowTag>
+  explicit BasicSectoredCache(const BasicSectoredCache<NarrowTag>& narrow)
+      : BasicSectoredCache(narrow.sets(), narrow.ways(), narrow.sectors_per_line()) {
+    static_assert(sizeof(NarrowTag) < sizeof(Tag));
+    const auto& from = narrow.layout_;
+    const std::uint32_t ways = layout_.ways;
+    for (std::uint32_t i = 0; i < sets_; ++i) {
+      const std::byte* src = narrow.block(i);
+      std::byte* dst = block(i);
+      // Stored tags are tag + 1 (0: empty), so widening each keeps its meaning.
+      const auto* src_tags = reinterpret_cast<const NarrowTag*>(src);
+      auto* dst_tags = reinterpret_cast<Tag*>(dst);
+      for (std::uint32_t w = 0; w < ways; ++w) {
+        dst_tags[w] = src_tags[w];
+      }
+      std::memcpy(dst + layout_.bounds, src + from.bounds, sizeof(std::uint32_t));
+      std::memcpy(dst + layout_.clock, src + from.clock, 1);
+      std::memcpy(dst + layout_.valid, src + from.valid, ways);
+      std::memcpy(dst + layout_.stamps, src + from.stamps, ways);
+      std::memcpy(dst + layout_.dirty, src + from.dirty, ways);
+      std::memcpy(dst + layout_.ready, src + from.ready,
+                  std::size_t(ways) * layout_.sectors * sizeof(Tick));
+    }
+  }
+
   std::uint32_t sets() const { return sets_; }
   std::uint32_t ways() const { return layout_.ways; }
   std::uint32_t sectors_per_line() const { return layout_.sectors; }
@@ -317,6 +344,8 @@ class BasicSectoredCache {
   }
 
  private:
+  template <typename>
+  friend class BasicSectoredCache;  // the widening copy reads a narrower instantiation
   using V16u8 [[gnu::vector_size(16)]] = std::uint8_t;
   static constexpr std::uint32_t kUnknownBound = std::numeric_limits<std::uint32_t>::max();
   // LRU stamps of real ways stay at or below kMaxStamp; padding lanes hold kPadStamp.
@@ -353,5 +382,6 @@ class BasicSectoredCache {
 
 using SectoredCache = BasicSectoredCache<std::uint64_t>;    // tag = line number
 using SectoredCache32 = BasicSectoredCache<std::uint32_t>;  // tag = caller's 32-bit residue
+using SectoredCache16 = BasicSectoredCache<std::uint16_t>;  // tag = caller's 16-bit residue
 
 }  // namespace gemmsim::sim

@@ -595,6 +595,42 @@ TEST_CASE("Two identical runs give identical completion times and counters", "[m
   CHECK(a == b);
 }
 
+TEST_CASE("L2 tags widened mid-run give the results of 32-bit tags from the start",
+          "[memory]") {
+  // The test GPU's 512 L2 sets give 16-bit tags 512 x 65535 lines (4 GiB): the second half of
+  // the run also touches 8 GiB and up, which widens the narrow store while it holds dirty
+  // lines, fills in flight and a scrambled LRU order.
+  auto run = [](bool narrow) {
+    const GpuSpec gpu = test::small_test_gpu();
+    const ClockDomain clock{gpu.clocks.sustained};
+    MemorySystem mem{gpu, clock, MemorySystemOptions{gpu.l2.port_bytes_per_clk, narrow}};
+    std::uint64_t x = 777;
+    std::vector<Tick> times;
+    Tick now = 0;
+    for (int i = 0; i < 20000; ++i) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      const int sm = int((x >> 20) % 8);
+      const auto op = static_cast<MemOp>((x >> 30) % 4);
+      const std::uint64_t high = i >= 10000 && (x >> 60) % 2 ? std::uint64_t{8} << 30 : 0;
+      const std::uint64_t addr = kBase + high + ((x >> 33) % (4 * kL2Bytes)) / 16 * 16;
+      const Segment segs[2] = {{addr, 16u << ((x >> 8) % 4)}, {addr + 4096, 64}};
+      times.push_back(mem.access(sm, op, std::span<const Segment>(segs, 1 + (x >> 12) % 2), now));
+      now += Tick((x >> 40) % 3000);
+    }
+    times.push_back(mem.write_back_dirty(now));
+    const auto c = mem.counters();
+    times.insert(times.end(),
+                 {Tick(c.dram_bytes_read), Tick(c.dram_bytes_write), Tick(c.l2_sector_hits),
+                  Tick(c.l2_sector_misses), Tick(c.l1_sector_hits), Tick(c.l1_sector_misses),
+                  Tick(c.l2_bytes), c.dram_busy, c.l2_busy});
+    return times;
+  };
+  const auto narrow = run(true);
+  const auto wide = run(false);
+  REQUIRE(narrow.size() == wide.size());
+  CHECK(narrow == wide);
+}
+
 TEST_CASE("Issue times that go backwards and unknown SMs are rejected", "[memory]") {
   Fixture f;
   f.one(0, MemOp::Load, kBase, 4, 100);
