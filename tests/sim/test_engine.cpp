@@ -1,5 +1,6 @@
 // Invariants of the event queue and the GPU model, checked with small synthetic kernels.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include <functional>
 #include <queue>
@@ -126,6 +127,25 @@ TEST_CASE("The event queue pops what a (time, priority, insertion) ordered heap 
   }
   CHECK_THROWS_AS(q.schedule(0, 0, 0, EventQueue::kMaxPriority + 1), std::out_of_range);
   CHECK_THROWS_AS(q.schedule(0, 0, 0, EventQueue::kMinPriority - 1), std::out_of_range);
+}
+
+TEST_CASE("Clock-domain rounding to picoseconds is std::llround's", "[engine]") {
+  std::vector<double> xs = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994,
+                            -0.49999999999999994, 4503599627370495.5, 4503599627370497.0,
+                            9.0e18, -9.0e18, 1e-300};
+  std::uint64_t x = 5;
+  for (int i = 0; i < 100000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double mag = std::ldexp(double(x >> 11), -int((x >> 3) % 64));  // 2^-63 .. 2^53
+    const double v = (x & 1) ? -mag : mag;
+    xs.push_back(v);
+    xs.push_back(std::nearbyint(v) + 0.5);  // exact halves
+    xs.push_back(std::nextafter(std::nearbyint(v) + 0.5, 0.0));
+  }
+  for (const double v : xs) {
+    INFO(v);
+    REQUIRE(round_to_tick(v) == std::llround(v));
+  }
 }
 
 TEST_CASE("SM count + 1 equal CTAs take about two waves", "[engine]") {
