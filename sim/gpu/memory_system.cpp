@@ -166,7 +166,27 @@ struct MemorySystem::Impl {
   std::array<std::array<std::uint64_t, SectoredCache::kMaxSectors>, kPending> pend_cover{};
   std::array<std::uint32_t, kPending> pend_l1_set{}, pend_l2_set{}, pend_slice{}, pend_l2_tag{};
 
-  int entry(std::uint64_t line);  // the pending entry of `line`, made if needed
+  // The pending entry of `line`, made if needed. Warps usually walk lines in increasing
+  // order, so the common cases (same line as the last entry, or a line above all pending
+  // ones) are inline and need no search; entry_slow() does the rest.
+  int entry(std::uint64_t line) {
+    const int n = pending;
+    if (n > 0 && pend_line[n - 1] == line) {
+      return n - 1;
+    }
+    if ((n == 0 || line > pending_max_line) && n < kPending) {
+      pend_line[n] = line;
+      pend_mask[n] = 0;
+      if (op_ == MemOp::Store) {
+        pend_cover[n].fill(0);
+      }
+      pending_max_line = line;
+      pending = n + 1;
+      return n;
+    }
+    return entry_slow(line);
+  }
+  int entry_slow(std::uint64_t line);
   void add_store_bytes(int idx, std::uint64_t line, std::uint64_t lo, std::uint64_t hi);
   // Serves the pending lines, folding their completion into done_. kProbe: also fill the
   // probe (a separate instantiation, so that runs without one pay nothing for it).
@@ -345,7 +365,8 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   }
   set.touch(way);
 
-  const Tick far = slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
+  const Tick far =
+      far_extra != 0 && slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
   const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
   const double bytes = double(n * sector_bytes);
   const double now = double(now_tick);
@@ -444,9 +465,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   return done;
 }
 
-int MemorySystem::Impl::entry(std::uint64_t line) {
-  // Warps usually walk lines in increasing order, so the common cases (same line as the last
-  // entry, or a line above all pending ones) need no search.
+int MemorySystem::Impl::entry_slow(std::uint64_t line) {
   const int n = pending;
   if (n > 0) {
     if (pend_line[n - 1] == line) {
