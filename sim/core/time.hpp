@@ -15,6 +15,15 @@ namespace gemmsim::sim {
 using Tick = std::int64_t;  // picoseconds
 inline constexpr Tick kTickMax = INT64_MAX / 4;
 
+// std::llround (nearest integer, halves away from zero) without the library call, which the
+// GPU model makes for every operation it times: x - trunc(x) is exact in binary floating
+// point, so comparing it with 0.5 decides as llround does. Exact for |x| < 2^63.
+inline std::int64_t round_to_tick(double x) {
+  const auto t = static_cast<std::int64_t>(x);  // truncates toward zero
+  const double frac = x - static_cast<double>(t);
+  return frac >= 0.5 ? t + 1 : frac <= -0.5 ? t - 1 : t;
+}
+
 class ClockDomain {
  public:
   ClockDomain() = default;
@@ -23,12 +32,12 @@ class ClockDomain {
   double period_ps() const { return period_ps_; }
   double hz() const { return hz_; }
   // Duration of `cycles` cycles, rounded to the nearest picosecond.
-  Tick ticks(double cycles) const { return static_cast<Tick>(std::llround(cycles * period_ps_)); }
+  Tick ticks(double cycles) const { return round_to_tick(cycles * period_ps_); }
   double cycles(Tick t) const { return double(t) / period_ps_; }
   // First clock edge at or after t (edges at k * period).
   Tick next_edge(Tick t) const {
     const double k = std::ceil(double(t) / period_ps_ - 1e-9);
-    return static_cast<Tick>(std::llround(k * period_ps_));
+    return round_to_tick(k * period_ps_);
   }
 
  private:

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -119,7 +120,7 @@ struct CacheStorage {
 //
 // The tag is whatever identifies a line within its set (the caller's choice): the L1 stores
 // the line number (64-bit), the L2 stores what is left of the line number once the slice and
-// the set are known (32-bit), which keeps its header small.
+// the set are known (16-bit while addresses allow, else 32-bit), which keeps its header small.
 //
 // A valid sector is one whose data is present or on its way; `dirty` marks sectors that must
 // be written back on eviction (a dirty sector that is not valid was partially written and
@@ -128,27 +129,40 @@ struct CacheStorage {
 // Layout, for speed: a big cache's tag store (a 50 MB L2 is 20 MB of metadata) does not fit
 // in the host's caches, so lookups cost host-memory misses. Each set is one contiguous
 // 64-byte-aligned block:
-//   header: tags | ready bound (u32, one per set) | valid (u8) | dirty (u8) | LRU ranks (u8)
-//   tail:   per way, per sector ready times (Tick)
-// Tags and ranks are padded to 16 bytes and compared 16 bytes at a time. A lookup needs only
-// the header (5 host cache lines for 40 ways and 32-bit tags, which prefetch() starts early).
-// The tail is needed only when a fill may still be in flight: the set keeps a coarse upper
-// bound of all its sectors' ready times (ready_bound()), and a caller for whom that bound has
-// passed skips the tail. One bound per set rather than per way keeps the header small (a
-// lookup's cost is its host cache misses); the price, reading the tail when another way of
-// the set has a fill in flight, is rare because fills of one set are microseconds apart.
+//   header: tags | ready bound (u32) and LRU clock (u8), one per set | valid (u8)
+//           | LRU stamps (u8)
+//   warm:   dirty (u8)
+//   tail:   per way, per sector ready times (Tick), from a 64-byte boundary
+// Tags and stamps are padded to 16 bytes and compared 16 bytes at a time. A hit needs only
+// the header, in the order a lookup reads it (4 host cache lines for 40 ways and 32-bit tags,
+// which prefetch() starts early); the dirty masks follow it because only a fill (to check its
+// victim) or a write needs them. A way's ready times (32 bytes for 4 sectors) never straddle
+// two host cache lines. The tail is needed only when a fill may still be in flight: the set
+// keeps a coarse upper bound of all its sectors' ready times (ready_bound()), and a caller for
+// whom that bound has passed skips the tail. One bound per set rather than per way keeps the
+// header small (a lookup's cost is its host cache misses); the price, reading the tail when
+// another way of the set has a fill in flight, is rare because fills of one set are
+// microseconds apart.
+//
+// LRU order is kept as stamps rather than ranks: touching a way gives it the set's next clock
+// value, so the most recent way has the largest stamp and the least recent the smallest. Every
+// access touches a way but only a miss looks for a victim, and a stamp makes the touch one
+// store where a rank (0 = LRU .. ways-1 = MRU) had to shift every rank above the way's own.
+// Stamps are 8-bit to keep the header small: when the clock runs out they are renumbered
+// 0..ways-1 in the same order (every 255 - ways touches of a set at most), so the order, and
+// with it every victim, is exactly that of a true LRU list.
 template <typename TagT>
 class BasicSectoredCache {
   struct Layout {
     std::uint32_t ways = 0, sectors = 0;
-    std::size_t bounds = 0, valid = 0, dirty = 0, ranks = 0, ready = 0;
+    std::size_t bounds = 0, clock = 0, valid = 0, dirty = 0, stamps = 0, ready = 0;
   };
 
  public:
   using Tag = TagT;
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
   static constexpr std::uint32_t kMaxSectors = 8;
-  static constexpr std::uint32_t kMaxWays = 255;  // LRU ranks are 8-bit
+  static constexpr std::uint32_t kMaxWays = 254;  // LRU stamps are 8-bit (see touch())
   static constexpr int kBoundShift = 16;          // ready bounds count 65.536 ns units
   static constexpr Tag kMaxTag = std::numeric_limits<Tag>::max() - 1;  // tags store tag + 1
 
@@ -166,7 +180,20 @@ class BasicSectoredCache {
       if (empty != kNone) {
         return empty;
       }
-      return first_equal(ranks(), std::uint8_t{0}, layout_.ways);  // ranks: a permutation
+      // The least recently used way holds the smallest stamp (stamps are distinct; padding
+      // stamps are kPadStamp, above every real one).
+      const std::uint8_t* st = stamps();
+      V16u8 low = kPadStamp - V16u8{};
+      for (std::uint32_t w = 0; w < layout_.ways; w += 16) {
+        V16u8 v;
+        std::memcpy(&v, st + w, 16);
+        low = v < low ? v : low;
+      }
+      std::uint8_t oldest = kPadStamp;
+      for (int lane = 0; lane < 16; ++lane) {
+        oldest = std::min<std::uint8_t>(oldest, low[lane]);
+      }
+      return first_equal(st, oldest, layout_.ways);
     }
     bool occupied(std::uint32_t way) const { return tags()[way] != 0; }
     Tag tag(std::uint32_t way) const { return static_cast<Tag>(tags()[way] - 1); }
@@ -177,19 +204,20 @@ class BasicSectoredCache {
       at<std::uint8_t>(layout_.valid)[way] = 0;
       at<std::uint8_t>(layout_.dirty)[way] = 0;
     }
-    // Makes the way the most recently used (ranks: 0 = LRU, ways-1 = MRU): every rank above
-    // the way's own drops by one. Padding ranks are 0 and never above.
+    // Makes the way the most recently used: it takes the set's next clock value as its stamp.
+    // The clock counts up to kMaxStamp; then the stamps are renumbered 0..ways-1 in their
+    // order and the clock restarts at ways-1 (the latest stamp), which leaves the order, and
+    // so every later victim, unchanged.
     void touch(std::uint32_t way) const {
-      std::uint8_t* r = ranks();
-      const std::uint8_t mine = r[way];
-      const V16u8 mine_v = mine - V16u8{};
-      for (std::uint32_t w = 0; w < layout_.ways; w += 16) {
-        V16u8 v;
-        std::memcpy(&v, r + w, 16);
-        v += reinterpret_cast<V16u8>(v > mine_v);  // true lanes are all ones: minus one
-        std::memcpy(r + w, &v, 16);
+      std::uint8_t* st = stamps();
+      std::uint8_t& clock = *at<std::uint8_t>(layout_.clock);
+      if (st[way] == clock) {
+        return;  // already the most recent
       }
-      r[way] = static_cast<std::uint8_t>(layout_.ways - 1);
+      if (clock == kMaxStamp) [[unlikely]] {
+        renumber();
+      }
+      st[way] = ++clock;
     }
     std::uint8_t& valid(std::uint32_t way) const { return at<std::uint8_t>(layout_.valid)[way]; }
     std::uint8_t& dirty(std::uint32_t way) const { return at<std::uint8_t>(layout_.dirty)[way]; }
@@ -220,7 +248,24 @@ class BasicSectoredCache {
       return reinterpret_cast<T*>(block_ + offset);
     }
     Tag* tags() const { return at<Tag>(0); }
-    std::uint8_t* ranks() const { return at<std::uint8_t>(layout_.ranks); }
+    std::uint8_t* stamps() const { return at<std::uint8_t>(layout_.stamps); }
+    // Replaces the stamps by their ranks (0 = oldest) and sets the clock to the newest.
+    // Stamps are distinct values below kPadStamp, so a table indexed by stamp sorts them.
+    [[gnu::noinline]] void renumber() const {
+      std::uint8_t* st = stamps();
+      std::array<std::uint8_t, 256> way_of;
+      way_of.fill(kPadStamp);  // kPadStamp > kMaxWays - 1: no way
+      for (std::uint32_t w = 0; w < layout_.ways; ++w) {
+        way_of[st[w]] = static_cast<std::uint8_t>(w);
+      }
+      std::uint8_t next = 0;
+      for (const std::uint8_t w : way_of) {
+        if (w != kPadStamp) {
+          st[w] = next++;
+        }
+      }
+      *at<std::uint8_t>(layout_.clock) = static_cast<std::uint8_t>(next - 1);
+    }
 
     std::byte* block_;
     Layout layout_;  // a copy: stores through the byte arrays cannot alias it
@@ -232,24 +277,56 @@ class BasicSectoredCache {
     if (sets == 0 || ways == 0 || ways > kMaxWays || sectors_per_line == 0 ||
         sectors_per_line > kMaxSectors) {
       throw std::invalid_argument(
-          "SectoredCache: need sets >= 1, 1..255 ways and 1..8 sectors per line");
+          "SectoredCache: need sets >= 1, 1..254 ways and 1..8 sectors per line");
     }
     auto round_up = [](std::size_t x, std::size_t a) { return (x + a - 1) / a * a; };
     layout_.ways = ways;
     layout_.sectors = sectors_per_line;
     layout_.bounds = round_up(std::size_t(ways) * sizeof(Tag), 16);  // tags padded to 16 B
-    layout_.valid = layout_.bounds + 16;  // one u32 bound, padded
-    layout_.dirty = layout_.valid + ways;
-    layout_.ranks = round_up(layout_.dirty + ways, 16);
-    layout_.ready = round_up(layout_.ranks + round_up(ways, 16), alignof(Tick));
-    header_bytes_ = layout_.ready;
+    layout_.clock = layout_.bounds + sizeof(std::uint32_t);
+    layout_.valid = layout_.bounds + 8;  // one u32 bound and the u8 clock, padded
+    layout_.stamps = layout_.valid + ways;
+    const std::size_t stamps_padded = round_up(ways, 16);
+    header_bytes_ = layout_.stamps + stamps_padded;
+    layout_.dirty = header_bytes_;
+    layout_.ready = round_up(layout_.dirty + ways, 64);
     block_ = round_up(layout_.ready + std::size_t(ways) * sectors_per_line * sizeof(Tick), 64);
     data_ = CacheStorage::allocate(block_ * sets);
+    // Ways start in index order (way 0 the least recent) and the clock at the newest stamp.
     for (std::uint32_t i = 0; i < sets; ++i) {
-      auto* r = reinterpret_cast<std::uint8_t*>(block(i) + layout_.ranks);
-      for (std::uint32_t w = 0; w < ways; ++w) {
-        r[w] = static_cast<std::uint8_t>(w);
+      auto* st = reinterpret_cast<std::uint8_t*>(block(i) + layout_.stamps);
+      for (std::uint32_t w = 0; w < stamps_padded; ++w) {
+        st[w] = w < ways ? static_cast<std::uint8_t>(w) : kPadStamp;
       }
+      *reinterpret_cast<std::uint8_t*>(block(i) + layout_.clock) =
+          static_cast<std::uint8_t>(ways - 1);
+    }
+  }
+
+  // A copy of `narrow` with wider tags: the same geometry, lines, sector state and LRU order,
+  // for a caller that starts with narrow tags and outgrows them.
+  template <typename NarrowTag>
+  explicit BasicSectoredCache(const BasicSectoredCache<NarrowTag>& narrow)
+      : BasicSectoredCache(narrow.sets(), narrow.ways(), narrow.sectors_per_line()) {
+    static_assert(sizeof(NarrowTag) < sizeof(Tag));
+    const auto& from = narrow.layout_;
+    const std::uint32_t ways = layout_.ways;
+    for (std::uint32_t i = 0; i < sets_; ++i) {
+      const std::byte* src = narrow.block(i);
+      std::byte* dst = block(i);
+      // Stored tags are tag + 1 (0: empty), so widening each keeps its meaning.
+      const auto* src_tags = reinterpret_cast<const NarrowTag*>(src);
+      auto* dst_tags = reinterpret_cast<Tag*>(dst);
+      for (std::uint32_t w = 0; w < ways; ++w) {
+        dst_tags[w] = src_tags[w];
+      }
+      std::memcpy(dst + layout_.bounds, src + from.bounds, sizeof(std::uint32_t));
+      std::memcpy(dst + layout_.clock, src + from.clock, 1);
+      std::memcpy(dst + layout_.valid, src + from.valid, ways);
+      std::memcpy(dst + layout_.stamps, src + from.stamps, ways);
+      std::memcpy(dst + layout_.dirty, src + from.dirty, ways);
+      std::memcpy(dst + layout_.ready, src + from.ready,
+                  std::size_t(ways) * layout_.sectors * sizeof(Tick));
     }
   }
 
@@ -267,8 +344,12 @@ class BasicSectoredCache {
   }
 
  private:
+  template <typename>
+  friend class BasicSectoredCache;  // the widening copy reads a narrower instantiation
   using V16u8 [[gnu::vector_size(16)]] = std::uint8_t;
   static constexpr std::uint32_t kUnknownBound = std::numeric_limits<std::uint32_t>::max();
+  // LRU stamps of real ways stay at or below kMaxStamp; padding lanes hold kPadStamp.
+  static constexpr std::uint8_t kMaxStamp = 254, kPadStamp = 255;
 
   // Index of the first of `n` elements (stored padded to 16 bytes) equal to `x`, or kNone.
   template <typename T>
@@ -301,5 +382,6 @@ class BasicSectoredCache {
 
 using SectoredCache = BasicSectoredCache<std::uint64_t>;    // tag = line number
 using SectoredCache32 = BasicSectoredCache<std::uint32_t>;  // tag = caller's 32-bit residue
+using SectoredCache16 = BasicSectoredCache<std::uint16_t>;  // tag = caller's 16-bit residue
 
 }  // namespace gemmsim::sim

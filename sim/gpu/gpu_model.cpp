@@ -349,6 +349,14 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     const Tick now = ev.time;
     const int wid = ev.actor;
     auto& w = warps[wid];
+    if (!q.empty()) {
+      // Start loading the next event's warp state (hundreds of bytes, seldom still in the
+      // host's caches) while this warp is served.
+      const auto* next = reinterpret_cast<const char*>(&warps[q.top_actor()]);
+      for (std::size_t off = 0; off < sizeof(WarpState); off += 64) {
+        __builtin_prefetch(next + off);
+      }
+    }
     if (w.blocked) continue;
     auto& sm = sms[w.sm];
     auto& sp = sm.sps[w.sp];

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "sim/gpu/cache.hpp"
 
@@ -83,6 +84,8 @@ struct MemorySystem::Impl {
 
   Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now);
   Tick write_back_dirty(Tick now);
+  template <class L2>
+  Tick write_back_dirty_in(L2& l2, Tick now);
 
   // ---- geometry ----
   int sm_count = 0;
@@ -98,8 +101,28 @@ struct MemorySystem::Impl {
   std::uint32_t slices = 0, sets_per_slice = 0, partitions = 1;
   std::vector<std::uint8_t> slice_is_far;  // [sm * slices + slice]: slice outside sm's partition
   BucketHash slice_hash, set_hash;
-  SectoredCache32 l2;          // tag: the line number divided by slices, then by sets per slice
-  std::uint64_t max_line = 0;  // beyond it the 32-bit L2 tag would overflow
+  // The L2 tag store; the tag is the line number divided by slices, then by sets per slice.
+  // Tags start 16-bit, which keeps a 40-way set's header in 3 host cache lines instead of 4
+  // (lookups are bound by host cache misses); the first line whose tag needs more widens the
+  // store to 32-bit tags for the rest of the run (same contents, so the same predictions).
+  SectoredCache16 l2_narrow;
+  SectoredCache32 l2_wide;
+  bool l2_is_wide = false;
+  std::uint64_t narrow_max_line = 0;  // beyond it the 16-bit L2 tag would overflow
+  std::uint64_t max_line = 0;         // beyond it the 32-bit L2 tag would overflow
+  void widen_l2() {
+    l2_wide = SectoredCache32(l2_narrow);
+    l2_narrow = SectoredCache16();
+    l2_is_wide = true;
+  }
+  template <class L2>
+  L2& l2_store() {
+    if constexpr (std::is_same_v<L2, SectoredCache16>) {
+      return l2_narrow;
+    } else {
+      return l2_wide;
+    }
+  }
 
   FastDivider lines_per_chunk;  // DRAM interleave, in lines
   BucketHash channel_hash;
@@ -143,18 +166,44 @@ struct MemorySystem::Impl {
   std::array<std::array<std::uint64_t, SectoredCache::kMaxSectors>, kPending> pend_cover{};
   std::array<std::uint32_t, kPending> pend_l1_set{}, pend_l2_set{}, pend_slice{}, pend_l2_tag{};
 
-  int entry(std::uint64_t line);  // the pending entry of `line`, made if needed
+  // The pending entry of `line`, made if needed. Warps usually walk lines in increasing
+  // order, so the common cases (same line as the last entry, or a line above all pending
+  // ones) are inline and need no search; entry_slow() does the rest.
+  int entry(std::uint64_t line) {
+    const int n = pending;
+    if (n > 0 && pend_line[n - 1] == line) {
+      return n - 1;
+    }
+    if ((n == 0 || line > pending_max_line) && n < kPending) {
+      pend_line[n] = line;
+      pend_mask[n] = 0;
+      if (op_ == MemOp::Store) {
+        pend_cover[n].fill(0);
+      }
+      pending_max_line = line;
+      pending = n + 1;
+      return n;
+    }
+    return entry_slow(line);
+  }
+  int entry_slow(std::uint64_t line);
   void add_store_bytes(int idx, std::uint64_t line, std::uint64_t lo, std::uint64_t hi);
   // Serves the pending lines, folding their completion into done_. kProbe: also fill the
   // probe (a separate instantiation, so that runs without one pay nothing for it).
-  void flush() { probe ? flush_lines<true>() : flush_lines<false>(); }
-  template <bool kProbe>
+  void flush() {
+    if (l2_is_wide) {
+      probe ? flush_lines<true, SectoredCache32>() : flush_lines<false, SectoredCache32>();
+    } else {
+      probe ? flush_lines<true, SectoredCache16>() : flush_lines<false, SectoredCache16>();
+    }
+  }
+  template <bool kProbe, class L2>
   void flush_lines();
-  template <bool kProbe>
+  template <bool kProbe, class L2>
   Tick serve_load(int i);
   // Serves sectors `need` of pending line i at L2 and returns when the last is done; if
   // `times` is given, also each sector's completion (the L1 needs them for its fill).
-  template <bool kProbe>
+  template <bool kProbe, class L2>
   [[gnu::always_inline]] inline Tick serve_l2(int i, std::uint8_t need, std::uint8_t full,
                                               L2Kind kind,
                                               std::array<Tick, SectoredCache::kMaxSectors>* times);
@@ -246,13 +295,15 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
     }
   }
   set_hash = BucketHash(sets_per_slice, 0x5e7);
-  l2 = SectoredCache32(slices * sets_per_slice, static_cast<std::uint32_t>(gpu.l2.associativity),
-                       sectors_per_line);
+  l2_narrow = SectoredCache16(slices * sets_per_slice,
+                              static_cast<std::uint32_t>(gpu.l2.associativity), sectors_per_line);
   const std::uint64_t l2_sets_total = std::uint64_t(slices) * sets_per_slice;
   max_line = l2_sets_total >= 4096
                  ? FastDivider::kMaxNumerator
                  : std::min(FastDivider::kMaxNumerator,
                             (std::uint64_t(SectoredCache32::kMaxTag) + 1) * l2_sets_total - 1);
+  narrow_max_line =
+      std::min(max_line, (std::uint64_t(SectoredCache16::kMaxTag) + 1) * l2_sets_total - 1);
 
   // DRAM channels.
   if (gpu.dram.channels <= 0 || std::uint64_t(gpu.dram.channels) > FastDivider::kMaxDivisor) {
@@ -283,13 +334,17 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   slice_servers.assign(slices, Server{0, period / slice_bpc});
   channels.assign(std::size_t(gpu.dram.channels), Server{0, period / chan_bpc});
 
+  if (!opt.narrow_l2_tags) {
+    widen_l2();
+  }
+
   l1_hit = clock.ticks(gpu.l1.hit_latency.value);
   l2_hit = clock.ticks(gpu.l2.hit_latency.value);
   far_extra = clock.ticks(gpu.l2.far_extra_latency.value);
   dram_extra = clock.ticks(gpu.dram.latency.value);
 }
 
-template <bool kProbe>
+template <bool kProbe, class L2>
 inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t full, L2Kind kind,
                                          std::array<Tick, SectoredCache::kMaxSectors>* times) {
   const std::uint32_t slice = pend_slice[i];
@@ -297,19 +352,21 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   const std::uint32_t tag = pend_l2_tag[i];
   const int sm = sm_;
   const Tick now_tick = now_;
-  const SectoredCache32::Set set = l2.set(set_index);
-  std::uint32_t way = set.find(tag);
+  const typename L2::Set set = l2_store<L2>().set(set_index);
+  const auto l2_tag = static_cast<typename L2::Tag>(tag);  // fits: access() widens the store
+  std::uint32_t way = set.find(l2_tag);
   Tick victim_gone = 0;
-  if (way == SectoredCache32::kNone) {
+  if (way == L2::kNone) {
     way = set.victim();
     if (set.occupied(way) && set.dirty(way)) {
       victim_gone = write_back(set_index, set.tag(way), set.dirty(way));
     }
-    set.install(way, tag);
+    set.install(way, l2_tag);
   }
   set.touch(way);
 
-  const Tick far = slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
+  const Tick far =
+      far_extra != 0 && slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
   const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
   const double bytes = double(n * sector_bytes);
   const double now = double(now_tick);
@@ -408,9 +465,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   return done;
 }
 
-int MemorySystem::Impl::entry(std::uint64_t line) {
-  // Warps usually walk lines in increasing order, so the common cases (same line as the last
-  // entry, or a line above all pending ones) need no search.
+int MemorySystem::Impl::entry_slow(std::uint64_t line) {
   const int n = pending;
   if (n > 0) {
     if (pend_line[n - 1] == line) {
@@ -454,7 +509,7 @@ void MemorySystem::Impl::add_store_bytes(int idx, std::uint64_t line, std::uint6
   }
 }
 
-template <bool kProbe>
+template <bool kProbe, class L2>
 void MemorySystem::Impl::flush_lines() {
   // Locate every pending line first and start loading its sets' metadata, so that the host
   // memory misses of the lines of one request overlap instead of following one another.
@@ -464,7 +519,7 @@ void MemorySystem::Impl::flush_lines() {
     pend_slice[i] = p.slice;
     pend_l2_set[i] = p.set;
     pend_l2_tag[i] = p.tag;
-    l2.prefetch(p.set);
+    l2_store<L2>().prefetch(p.set);
     if (use_l1) {
       pend_l1_set[i] =
           static_cast<std::uint32_t>(sm_) * l1_sets_per_sm + l1_hash.bucket(pend_line[i]);
@@ -479,10 +534,10 @@ void MemorySystem::Impl::flush_lines() {
     Tick t = now_;
     switch (op_) {
       case MemOp::Load:
-        t = serve_load<kProbe>(i);
+        t = serve_load<kProbe, L2>(i);
         break;
       case MemOp::LoadBypassL1:
-        t = serve_l2<kProbe>(i, mask, 0, L2Kind::Read, nullptr);
+        t = serve_l2<kProbe, L2>(i, mask, 0, L2Kind::Read, nullptr);
         break;
       case MemOp::Store: {
         std::uint8_t full = 0;
@@ -491,11 +546,11 @@ void MemorySystem::Impl::flush_lines() {
             full = static_cast<std::uint8_t>(full | (1u << s));
           }
         }
-        t = serve_l2<kProbe>(i, mask, full, L2Kind::Write, nullptr);
+        t = serve_l2<kProbe, L2>(i, mask, full, L2Kind::Write, nullptr);
         break;
       }
       case MemOp::Atomic:
-        t = serve_l2<kProbe>(i, mask, 0, L2Kind::Atomic, nullptr);
+        t = serve_l2<kProbe, L2>(i, mask, 0, L2Kind::Atomic, nullptr);
         break;
     }
     done_ = std::max(done_, t);
@@ -510,13 +565,13 @@ void MemorySystem::Impl::flush_lines() {
   pending = 0;
 }
 
-template <bool kProbe>
+template <bool kProbe, class L2>
 Tick MemorySystem::Impl::serve_load(int i) {
   const std::uint64_t line = pend_line[i];
   const auto mask = static_cast<std::uint8_t>(pend_mask[i]);
   if (!l1_enabled) {
     counters.l1_sector_misses += static_cast<std::uint64_t>(popcount(mask));
-    return serve_l2<kProbe>(i, mask, 0, L2Kind::Read, nullptr);
+    return serve_l2<kProbe, L2>(i, mask, 0, L2Kind::Read, nullptr);
   }
   const SectoredCache::Set set = l1.set(pend_l1_set[i]);
   std::uint32_t way = set.find(line);
@@ -543,7 +598,7 @@ Tick MemorySystem::Impl::serve_load(int i) {
   if (need) {
     std::array<Tick, SectoredCache::kMaxSectors> times{};
     const Tick l1_done = done;
-    done = std::max(done, serve_l2<kProbe>(i, need, 0, L2Kind::Read, &times));
+    done = std::max(done, serve_l2<kProbe, L2>(i, need, 0, L2Kind::Read, &times));
     if (kProbe && hits && l1_done == done) {
       line_path = AccessPath{};
       line_path.l1 = done - now;
@@ -599,10 +654,15 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
     }
     const std::uint64_t end = seg.addr + seg.bytes;
     const std::uint64_t first_line = seg.addr >> ls, last_line = (end - 1) >> ls;
-    if (last_line > max_line) {
-      throw std::out_of_range("MemorySystem::access: segment at " + std::to_string(seg.addr) +
-                              " ends beyond the modelled address space of " +
-                              std::to_string((max_line + 1) << ls) + " B");
+    if (last_line > narrow_max_line) [[unlikely]] {
+      if (last_line > max_line) {
+        throw std::out_of_range("MemorySystem::access: segment at " + std::to_string(seg.addr) +
+                                " ends beyond the modelled address space of " +
+                                std::to_string((max_line + 1) << ls) + " B");
+      }
+      if (!l2_is_wide) {
+        widen_l2();  // before any line of this access is served
+      }
     }
     if (first_line == last_line && !store) {  // the common case: within one line
       const auto s0 = static_cast<unsigned>((seg.addr >> ss) & sector_index_mask);
@@ -638,9 +698,14 @@ Tick MemorySystem::Impl::write_back_dirty(Tick now) {
   }
   last_now = now;
   now_ = now;
+  return l2_is_wide ? write_back_dirty_in(l2_wide, now) : write_back_dirty_in(l2_narrow, now);
+}
+
+template <class L2>
+Tick MemorySystem::Impl::write_back_dirty_in(L2& l2, Tick now) {
   double done = double(now);
   for (std::uint32_t index = 0; index < l2.sets(); ++index) {
-    const SectoredCache32::Set set = l2.set(index);
+    const typename L2::Set set = l2.set(index);
     for (std::uint32_t way = 0; way < l2.ways(); ++way) {
       if (!set.occupied(way) || !set.dirty(way)) {
         continue;

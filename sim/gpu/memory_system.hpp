@@ -91,6 +91,10 @@ struct MemorySystemOptions {
   // Bytes per SM clock that the link between one SM and the L2 crossbar carries, reads and
   // writes together (GpuSpec: l2.port_bytes_per_clk).
   double sm_port_bytes_per_clk = 64;
+  // L2 tags start 16-bit and widen to 32-bit at the first address that needs it (a host-speed
+  // choice that must not change any result); false starts with 32-bit tags, so that tests can
+  // compare the two.
+  bool narrow_l2_tags = true;
 };
 
 class MemorySystem {

@@ -1,7 +1,9 @@
 // Invariants of the event queue and the GPU model, checked with small synthetic kernels.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include <functional>
+#include <queue>
 #include <vector>
 
 #include "hw/loader.hpp"
@@ -79,6 +81,71 @@ TEST_CASE("Events fire in (time, priority, insertion) order", "[engine]") {
   std::vector<int> order;
   while (!q.empty()) order.push_back(q.pop().actor);
   CHECK(order == std::vector<int>{5, 3, 4, 2, 1});
+}
+
+TEST_CASE("The event queue pops what a (time, priority, insertion) ordered heap pops",
+          "[engine]") {
+  // Reference: the comparison the queue's packed keys stand for, on std::priority_queue.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      if (a.time != b.time) return a.time > b.time;
+      if (a.priority != b.priority) return a.priority > b.priority;
+      return a.seq > b.seq;
+    }
+  };
+  std::priority_queue<Event, std::vector<Event>, Later> ref;
+  EventQueue q;
+  std::uint64_t x = 99, seq = 0;
+  auto next = [&x] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return x >> 20;
+  };
+  Tick now = -500;  // negative times order too
+  for (int step = 0; step < 200000; ++step) {
+    if (next() % 5 < 3 || ref.empty()) {
+      // Few distinct times and priorities, so that ties are common.
+      const Tick t = now + Tick(next() % 8) * 100;
+      const auto prio = static_cast<std::int32_t>(next() % 5) - 2;
+      const std::int32_t pick = static_cast<std::int32_t>(next() % 3);
+      const std::int32_t priority =
+          pick == 0 ? EventQueue::kMinPriority : pick == 1 ? EventQueue::kMaxPriority : prio;
+      const auto actor = static_cast<std::int32_t>(next() % 1000);
+      q.schedule(t, actor, step, priority);
+      ref.push(Event{t, priority, seq++, actor, step});
+    } else {
+      const Event a = q.pop();
+      const Event b = ref.top();
+      ref.pop();
+      REQUIRE(a.time == b.time);
+      REQUIRE(a.priority == b.priority);
+      REQUIRE(a.seq == b.seq);
+      REQUIRE(a.actor == b.actor);
+      REQUIRE(a.code == b.code);
+      now = a.time;
+    }
+    REQUIRE(q.size() == ref.size());
+  }
+  CHECK_THROWS_AS(q.schedule(0, 0, 0, EventQueue::kMaxPriority + 1), std::out_of_range);
+  CHECK_THROWS_AS(q.schedule(0, 0, 0, EventQueue::kMinPriority - 1), std::out_of_range);
+}
+
+TEST_CASE("Clock-domain rounding to picoseconds is std::llround's", "[engine]") {
+  std::vector<double> xs = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994,
+                            -0.49999999999999994, 4503599627370495.5, 4503599627370497.0,
+                            9.0e18, -9.0e18, 1e-300};
+  std::uint64_t x = 5;
+  for (int i = 0; i < 100000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double mag = std::ldexp(double(x >> 11), -int((x >> 3) % 64));  // 2^-63 .. 2^53
+    const double v = (x & 1) ? -mag : mag;
+    xs.push_back(v);
+    xs.push_back(std::nearbyint(v) + 0.5);  // exact halves
+    xs.push_back(std::nextafter(std::nearbyint(v) + 0.5, 0.0));
+  }
+  for (const double v : xs) {
+    INFO(v);
+    REQUIRE(round_to_tick(v) == std::llround(v));
+  }
 }
 
 TEST_CASE("SM count + 1 equal CTAs take about two waves", "[engine]") {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <list>
 #include <queue>
 #include <set>
 #include <vector>
@@ -151,6 +152,43 @@ TEMPLATE_TEST_CASE("SectoredCache replaces the least recently used way", "[memor
       set.touch(way);
     }
     CHECK(victims.size() == ways);
+  }
+}
+
+TEMPLATE_TEST_CASE("SectoredCache picks the victim a true LRU list picks, across stamp renumbering",
+                   "[memory][cache]", std::uint32_t, std::uint64_t) {
+  // Stamps are 8-bit and renumbered when the set's clock runs out (every 255 - ways touches):
+  // thousands of random touches and replacements cross that many times.
+  for (const std::uint32_t ways : {1u, 2u, 16u, 17u, 40u, 64u, 200u, 254u}) {
+    INFO(ways << " ways");
+    BasicSectoredCache<TestType> c(2, ways, 4);
+    const auto set = c.set(1);
+    std::list<std::uint32_t> lru;  // front: least recently used way
+    for (std::uint32_t w = 0; w < ways; ++w) {
+      lru.push_back(w);  // an untouched set replaces ways in index order
+    }
+    std::uint64_t rng = 0x9e3779b97f4a7c15ULL;
+    auto next = [&rng] {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      return rng;
+    };
+    TestType tag = 0;
+    for (int step = 0; step < 20000; ++step) {
+      std::uint32_t way;
+      if (next() % 4 == 0) {  // a miss: fill the victim
+        way = set.victim();
+        REQUIRE(way == (set.occupied(way) ? lru.front() : way));
+        set.install(way, tag++);
+      } else {  // a hit on some way
+        way = static_cast<std::uint32_t>(next() % ways);
+      }
+      set.touch(way);
+      lru.remove(way);
+      lru.push_back(way);
+    }
+    // Over 5000 fills: every way is occupied, so the victim is the least recently used.
+    REQUIRE(set.occupied(set.victim()));
+    REQUIRE(set.victim() == lru.front());
   }
 }
 
@@ -555,6 +593,42 @@ TEST_CASE("Two identical runs give identical completion times and counters", "[m
   const auto a = run();
   const auto b = run();
   CHECK(a == b);
+}
+
+TEST_CASE("L2 tags widened mid-run give the results of 32-bit tags from the start",
+          "[memory]") {
+  // The test GPU's 512 L2 sets give 16-bit tags 512 x 65535 lines (4 GiB): the second half of
+  // the run also touches 8 GiB and up, which widens the narrow store while it holds dirty
+  // lines, fills in flight and a scrambled LRU order.
+  auto run = [](bool narrow) {
+    const GpuSpec gpu = test::small_test_gpu();
+    const ClockDomain clock{gpu.clocks.sustained};
+    MemorySystem mem{gpu, clock, MemorySystemOptions{gpu.l2.port_bytes_per_clk, narrow}};
+    std::uint64_t x = 777;
+    std::vector<Tick> times;
+    Tick now = 0;
+    for (int i = 0; i < 20000; ++i) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      const int sm = int((x >> 20) % 8);
+      const auto op = static_cast<MemOp>((x >> 30) % 4);
+      const std::uint64_t high = i >= 10000 && (x >> 60) % 2 ? std::uint64_t{8} << 30 : 0;
+      const std::uint64_t addr = kBase + high + ((x >> 33) % (4 * kL2Bytes)) / 16 * 16;
+      const Segment segs[2] = {{addr, 16u << ((x >> 8) % 4)}, {addr + 4096, 64}};
+      times.push_back(mem.access(sm, op, std::span<const Segment>(segs, 1 + (x >> 12) % 2), now));
+      now += Tick((x >> 40) % 3000);
+    }
+    times.push_back(mem.write_back_dirty(now));
+    const auto c = mem.counters();
+    times.insert(times.end(),
+                 {Tick(c.dram_bytes_read), Tick(c.dram_bytes_write), Tick(c.l2_sector_hits),
+                  Tick(c.l2_sector_misses), Tick(c.l1_sector_hits), Tick(c.l1_sector_misses),
+                  Tick(c.l2_bytes), c.dram_busy, c.l2_busy});
+    return times;
+  };
+  const auto narrow = run(true);
+  const auto wide = run(false);
+  REQUIRE(narrow.size() == wide.size());
+  CHECK(narrow == wide);
 }
 
 TEST_CASE("Issue times that go backwards and unknown SMs are rejected", "[memory]") {
