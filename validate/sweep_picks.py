@@ -83,7 +83,11 @@ def make(a):
         cmd = [a.gemmsim, "sweep", "--hw", a.hw, "--problem", f"{m}x{n}x{k}", "--dtype", dt,
                "--library", "--no-progress", "--out", out, "--force", "--threads", str(a.threads)]
         t0 = time.time()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        try:
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, timeout=a.timeout)
+        except subprocess.TimeoutExpired:
+            print(f"{dt} {m}x{n}x{k}: no pick, the sweep took more than {a.timeout} s", flush=True)
+            return None
         res = json.load(open(out + ".json"))
         best = next(r for r in res["rows"] if r["kernel"] == res["best"])
         pick = {"problem": f"{dt} {m}x{n}x{k}", "kernel": best["kernel"],
@@ -94,13 +98,14 @@ def make(a):
               f"({res['simulated']} of {res['legal']} simulated, {pick['seconds']} s)", flush=True)
         return pick
 
+    saved = None
     if a.reuse:  # the picks of an earlier `make`, e.g. to rewrite the sweep file
         saved = json.load(open(a.reuse))
         commit, picks = saved["commit"], saved["picks"]
     else:
         # Independent sweeps side by side (each on --threads threads); results in problem order.
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-            picks = list(pool.map(one, problems))
+            picks = [p for p in pool.map(one, problems) if p is not None]
     # Beside each pick, the fastest configuration measured for that problem in the data set
     # (when it is another one), so that both are timed in the same run.
     best_measured = {}
@@ -119,8 +124,9 @@ def make(a):
             ref = best_measured[problem_of(p["config"])]
             if config_key(ref) != config_key(p["config"]):
                 w.writerow([config_key(ref)[i] for i in range(len(KEY))])
-    json.dump({"commit": commit, "hw": a.hw, "space": "--library",
-               "seconds": round(time.time() - t_all, 1), "picks": picks},
+    json.dump({**(saved if a.reuse else {}), "commit": commit, "hw": a.hw, "space": "--library",
+               "seconds": saved.get("seconds") if a.reuse else round(time.time() - t_all, 1),
+               "picks": picks},
               open(os.path.splitext(a.out)[0] + ".json", "w"), indent=1)
     print(f"wrote {a.out} ({len(picks)} picks, {time.time() - t_all:.0f} s)")
 
@@ -129,7 +135,7 @@ def report(a):
     """Per problem: the pick's time, the best time among what was measured in the same run
     (the pick and the data set's fastest configuration) and cuBLAS in that run."""
     saved = json.load(open(os.path.splitext(a.picks)[0] + ".json"))
-    run = read_measured([a.measured])
+    run = read_measured(a.measured)
     times, cublas, names = {}, {}, {}
     for r in run:
         if r["family"] == "cublas":
@@ -156,7 +162,7 @@ def report(a):
         lines.append((prob, p["kernel"], p["predicted_us"], t,
                       "(the pick)" if best_key == key else names[best_key], best, regret, cb, ratio))
     print("| problem | pick (gemmsim sweep --library) | predicted (us) | measured (us) | "
-          "fastest measured in the run | its time (us) | regret | cuBLAS (us) | pick vs cuBLAS |")
+          "fastest measured | its time (us) | regret | cuBLAS (us) | pick vs cuBLAS |")
     print("|---|---|---|---|---|---|---|---|---|")
     for prob, name, pred, t, bname, best, regret, cb, ratio in lines:
         print(f"| {prob[0]} {prob[1]}x{prob[2]}x{prob[3]} | `{name}` | {pred:.1f} | {t:.1f} | "
@@ -185,11 +191,14 @@ def main():
     m.add_argument("--threads", type=int, default=1, help="threads per sweep")
     m.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="sweeps at a time")
     m.add_argument("--out", default="validate/sweeps/picks_h100.csv")
+    m.add_argument("--timeout", type=float, default=None,
+                   help="seconds one sweep may take; a problem whose sweep takes longer gets no pick")
     m.add_argument("--problems", help="file of 'dtype MxNxK' lines: sweep only these")
     m.add_argument("--reuse", help="picks JSON of an earlier make: write the sweep file only")
     r = sub.add_parser("report")
     r.add_argument("--picks", default="validate/sweeps/picks_h100.csv")
-    r.add_argument("--measured", default="validate/data/h100/picks.csv")
+    r.add_argument("--measured", nargs="+", default=["validate/data/h100/picks.csv"],
+                   help="measurement CSVs (the picks run; or the data set, for the picks it holds)")
     a = ap.parse_args()
     return make(a) if a.cmd == "make" else report(a)
 
