@@ -102,6 +102,26 @@ TEST_CASE("Extrapolation from reduced K is exact when K is short and close when 
   CHECK(fast == Approx(predict(gpu, c, long_k).time_us).epsilon(0.10));
 }
 
+TEST_CASE("Extrapolation stays close when the output bounds the reduced-K runs", "[sweep]") {
+  // 8192 x 8192 with 4 and 8 K-tiles of 32: writing C bounds those runs, so their slope alone
+  // undershoots the main loop (354 us extrapolated against 560 us simulated); the floor at what
+  // the added K-tiles add to the lower bound keeps the extrapolation close.
+  const GpuSpec gpu = load_gpu("h100");
+  GemmConfig c;
+  c.dtype = DType::BF16;
+  c.block_m = 128, c.block_n = 256, c.block_k = 32;
+  c.warps_m = 2, c.warps_n = 4;
+  c.smem_layout = SmemLayout::Swizzled;
+  c.swizzle = 8;
+  const GemmProblem p{8192, 8192, 2048};
+  bool extrapolated = false;
+  const double fast = extrapolated_time_us(gpu, c, p, 4, 8, &extrapolated);
+  const double exact = predict(gpu, c, p).time_us;
+  INFO("extrapolated " << fast << " us, simulated " << exact << " us");
+  CHECK(extrapolated);
+  CHECK(fast == Approx(exact).epsilon(0.15));
+}
+
 TEST_CASE("A sweep gives the same rows for any thread count, and pruning keeps the best",
           "[sweep]") {
   const GpuSpec gpu = load_gpu("h100");
