@@ -12,20 +12,12 @@
 #include "kernels/common/legality.hpp"
 #include "sim/analytic/lower_bound.hpp"
 #include "sim/run/run.hpp"
+#include "tests/support/configs.hpp"
 
 using namespace gemmsim;
+using gemmsim::test::tc;
 
 namespace {
-
-GemmConfig tc(int bm, int bn, int bk, int wm, int wn, int stages) {
-  GemmConfig c;
-  c.dtype = DType::F16;
-  c.block_m = bm, c.block_n = bn, c.block_k = bk;
-  c.warps_m = wm, c.warps_n = wn;
-  c.stages = stages;
-  c.smem_layout = SmemLayout::Swizzled;
-  return c;
-}
 
 void check_bound(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p) {
   const TimeBound b = simulated_time_lower_bound(gpu, c, p);

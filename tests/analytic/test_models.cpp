@@ -10,22 +10,10 @@
 #include "sim/analytic/support.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
+#include "tests/support/configs.hpp"
 
 using namespace gemmsim;
-
-namespace {
-
-GemmConfig tc(int bm, int bn, int bk, int wm, int wn, int stages) {
-  GemmConfig c;
-  c.dtype = DType::F16;
-  c.block_m = bm, c.block_n = bn, c.block_k = bk;
-  c.warps_m = wm, c.warps_n = wn;
-  c.stages = stages;
-  c.smem_layout = SmemLayout::Swizzled;
-  return c;
-}
-
-}  // namespace
+using gemmsim::test::tc;
 
 TEST_CASE("Every registered model estimates a legal configuration", "[analytic]") {
   const GpuSpec gpu = load_gpu("h100");

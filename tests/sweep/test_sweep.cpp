@@ -1,8 +1,5 @@
 // Enumeration, the sweep's fast paths and its command line.
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <array>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -14,27 +11,14 @@
 #include "kernels/common/legality.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/sweep.hpp"
+#include "tests/support/run_cli.hpp"
 
 using namespace gemmsim;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(GEMMSIM_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), int(buf.size()), p)) r.out += buf.data();
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = gemmsim::test::CliResult;
+Result run(const std::string& args) { return gemmsim::test::run_cli(args); }
 
 GemmConfig base_of(GemmConfig c) {
   c.split_k = 1;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/gemm_args.cuh"
 #include "validate/harness/gpu_info.hpp"
 
 namespace mb {
@@ -412,19 +413,18 @@ __global__ void mma_ldmatrix_mix_kernel(int iters, float* sink, Probe* pr) {
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.f;
+  // The kernel's own fragment loads and mma (kernels/common/gemm_args.cuh).
   auto load = [&](int buf, int step) {
 #pragma unroll
     for (int i = 0; i < MT; ++i)
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(af[buf][i][0]), "=r"(af[buf][i][1]), "=r"(af[buf][i][2]),
-                     "=r"(af[buf][i][3])
-                   : "r"(addr + ((i * 512 + step * 64) & 1023)));
+      gemmsim::dev::ldmatrix_x4(af[buf][i], addr + ((i * 512 + step * 64) & 1023));
 #pragma unroll
-    for (int j = 0; j < NT / 2; ++j)
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(bf[buf][2 * j][0]), "=r"(bf[buf][2 * j][1]),
-                     "=r"(bf[buf][2 * j + 1][0]), "=r"(bf[buf][2 * j + 1][1])
-                   : "r"(addr + 1024 + ((j * 512 + step * 64) & 1023)));
+    for (int j = 0; j < NT / 2; ++j) {
+      uint32_t r[4];
+      gemmsim::dev::ldmatrix_x4_trans(r, addr + 1024 + ((j * 512 + step * 64) & 1023));
+      bf[buf][2 * j][0] = r[0], bf[buf][2 * j][1] = r[1];
+      bf[buf][2 * j + 1][0] = r[2], bf[buf][2 * j + 1][1] = r[3];
+    }
   };
   __syncthreads();
   load(0, 0);
@@ -438,7 +438,7 @@ __global__ void mma_ldmatrix_mix_kernel(int iters, float* sink, Probe* pr) {
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
           const int jj = (i & 1) ? NT - 1 - j : j;
-          mma_op<1>(acc[i][jj], af[cur][i], bf[cur][jj]);
+          gemmsim::dev::mma<gemmsim::DType::BF16>(acc[i][jj], af[cur][i], bf[cur][jj]);
         }
     }
   }
