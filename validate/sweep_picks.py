@@ -81,7 +81,7 @@ def make(a):
         dt, m, n, k = problem
         out = os.path.join(tmp, f"{dt}_{m}x{n}x{k}")
         cmd = [a.gemmsim, "sweep", "--hw", a.hw, "--problem", f"{m}x{n}x{k}", "--dtype", dt,
-               "--library", "--no-progress", "--out", out, "--force", "--threads", str(a.threads)]
+               "--library", "--best", "--no-progress", "--out", out, "--force", "--threads", str(a.threads)]
         t0 = time.time()
         try:
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, timeout=a.timeout)
@@ -136,13 +136,17 @@ def report(a):
     (the pick and the data set's fastest configuration) and cuBLAS in that run."""
     saved = json.load(open(os.path.splitext(a.picks)[0] + ".json"))
     run = read_measured(a.measured)
-    times, cublas, names = {}, {}, {}
+    # Several runs of the same sweep file: each configuration's time is the median of its runs.
+    samples, cublas_samples, names = {}, {}, {}
     for r in run:
         if r["family"] == "cublas":
-            cublas[problem_of(r)] = float(r["median_us"])
+            cublas_samples.setdefault(problem_of(r), []).append(float(r["median_us"]))
         else:
-            times.setdefault(problem_of(r), {})[config_key(r)] = float(r["median_us"])
+            samples.setdefault(problem_of(r), {}).setdefault(config_key(r), []).append(
+                float(r["median_us"]))
             names[config_key(r)] = r["kernel"]
+    times = {p: {k: statistics.median(v) for k, v in d.items()} for p, d in samples.items()}
+    cublas = {p: statistics.median(v) for p, v in cublas_samples.items()}
     lines, regrets, vs_cublas, missing = [], [], [], []
     for p in saved["picks"]:
         c = p["config"]
@@ -161,7 +165,7 @@ def report(a):
             vs_cublas.append(ratio)
         lines.append((prob, p["kernel"], p["predicted_us"], t,
                       "(the pick)" if best_key == key else names[best_key], best, regret, cb, ratio))
-    print("| problem | pick (gemmsim sweep --library) | predicted (us) | measured (us) | "
+    print("| problem | pick (gemmsim sweep --library --best) | predicted (us) | measured (us) | "
           "fastest measured | its time (us) | regret | cuBLAS (us) | pick vs cuBLAS |")
     print("|---|---|---|---|---|---|---|---|---|")
     for prob, name, pred, t, bname, best, regret, cb, ratio in lines:
@@ -198,7 +202,7 @@ def main():
     r = sub.add_parser("report")
     r.add_argument("--picks", default="validate/sweeps/picks_h100.csv")
     r.add_argument("--measured", nargs="+", default=["validate/data/h100/picks.csv"],
-                   help="measurement CSVs (the picks run; or the data set, for the picks it holds)")
+                   help="measurement CSVs (the picks runs, each configuration at the median of its runs; or the data set, for the picks it holds)")
     a = ap.parse_args()
     return make(a) if a.cmd == "make" else report(a)
 
