@@ -1,6 +1,7 @@
 // Moved here from kernels/pipelined/tensor_model.cpp, unchanged but for names.
 #include "kernels/common/tc_plan.hpp"
 
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -164,6 +165,25 @@ void tc_staged_store_op(const TcCopyPlan& plan, int warp, sim::Op& op) {
   op.count = plan.copy_a[warp].insts + plan.copy_b[warp].insts;
   op.wavefronts = plan.copy_a[warp].wavefronts + plan.copy_b[warp].wavefronts;
   op.conflict_wavefronts = plan.copy_a[warp].conflicts + plan.copy_b[warp].conflicts;
+}
+
+std::vector<std::uint32_t> tc_fragment_alu(const GemmConfig& c, const GpuSpec& gpu,
+                                           const MmaShape& mma,
+                                           const std::vector<SmemCost>& fragment_costs) {
+  const double mt = c.warp_tile_m() / mma.m, nt = c.warp_tile_n() / mma.n;
+  const bool tf32 = c.dtype == DType::TF32;
+  std::vector<std::uint32_t> alu;
+  alu.reserve(fragment_costs.size());
+  for (const SmemCost& cost : fragment_costs) {
+    const double insts = cost.insts;
+    double n = kAluPerLds * insts;
+    if (gpu.features.ldmatrix)
+      n = tf32 ? kAluPerLdmatrix * mt + kAluPerLds * std::max(0.0, insts - mt)
+               : kAluPerLdmatrix * insts;
+    if (tf32) n += 4.0 * mt + 2.0 * nt;
+    alu.push_back(std::uint32_t(n + 0.5));
+  }
+  return alu;
 }
 
 }  // namespace gemmsim::model

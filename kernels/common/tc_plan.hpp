@@ -33,4 +33,31 @@ void tc_staged_store_op(const TcCopyPlan& plan, int warp, sim::Op& op);
 std::vector<SmemCost> tc_fragment_costs(const GemmConfig& c, const GpuSpec& gpu,
                                         const MmaShape& mma);
 
+// The integer instructions (sim::Op::alu) the compiled mma.sync kernels (pipelined and
+// warp-specialized Ampere) issue besides the copies, fragment loads and mma.sync the models
+// list: address arithmetic, predicates, loop control, and tf32's cvt.rna.tf32 of every fragment
+// register. Solved from the instruction counts Nsight Compute gives for four kernels
+// (smsp__inst_executed less the tensor, ldmatrix, cp.async and ld.shared instructions; bf16
+// 128x128x32 2x2w, 64x64x32 2x2w, 128x256x64 2x4w and tf32 128x128x16 2x2w at 4096^3 or
+// 8192^3, validate/data/h100/ncu_stalls.csv). Two checks: tf32 64x64x32 2x2w, 263.8 per K tile
+// per warp predicted against 261 counted; the warp-specialized Ampere 128x128x32 2x2w 1c,
+// 397 per K tile per CTA against 376.
+constexpr double kAluPerKTile = 39;       // per K tile per warp: loop, stage pointers, waits
+constexpr double kAluPerCopy = 3.5;       // per cp.async: source/destination address, guard
+constexpr double kAluPerLdmatrix = 1.4;   // per ldmatrix: address
+constexpr double kAluPerLds = 3.8;        // per ld.shared (tf32 B): swizzled address
+
+// Integer instructions of `copies` cp.async issued by one thread.
+inline std::uint32_t copy_alu(std::uint32_t copies) {
+  return std::uint32_t(kAluPerCopy * copies + 0.5);
+}
+
+// Integer instructions of each fragment-load op of tc_fragment_costs (same indexing): with
+// ldmatrix, A is one ldmatrix.x4 per m16 tile and 16-bit B one x4.trans per two n8 tiles;
+// tf32 B is two ld.shared per n8 tile and every tf32 fragment register is converted (4 per A
+// tile, 2 per B tile); without ldmatrix every load is an ld.shared.
+std::vector<std::uint32_t> tc_fragment_alu(const GemmConfig& c, const GpuSpec& gpu,
+                                           const MmaShape& mma,
+                                           const std::vector<SmemCost>& fragment_costs);
+
 }  // namespace gemmsim::model

@@ -35,6 +35,7 @@ using sim::WarpCursor;
 
 // Register slots.
 constexpr int kFrag0 = 0, kFrag1 = 1, kAcc = 2, kStaged = 3;
+
 using model::bit;
 using model::Run;
 using model::SmemCost;
@@ -72,6 +73,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     ldmatrix_ = gpu.features.ldmatrix;
     plan_ = model::tc_copy_plan(c, gpu, c.threads());
     frag_cost_ = model::tc_fragment_costs(c, gpu, mma_);
+    frag_alu_ = model::tc_fragment_alu(c, gpu, mma_, frag_cost_);
     stores_per_warp_ = std::max(1, c.warp_tile_m() * c.warp_tile_n() / 64);
   }
 
@@ -180,6 +182,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
           return true;
         case kStepCommit:
           op.kind = OpKind::CpAsyncCommit;
+          op.alu = std::uint32_t(model::kAluPerKTile);
           w.phase = kStepNextFrag;
           return true;
         case kStepNextFrag:
@@ -346,6 +349,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
   void copy_tile(WarpCursor& w, int k_tile, Op& op) const {
     model::tc_copy_op(plan_, w.warp, a_vec_, b_vec_, c_.dtype, op);
     if (op.kind == OpKind::GlobalLoad) op.writes = bit(kStaged);
+    if (op.kind == OpKind::CpAsync) op.alu = model::copy_alu(op.count);
     const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
     model::append_tile_segments(w, map_, plan_.runs_a[w.warp], plan_.runs_b[w.warp], c_, p_,
                                 k_tile, k_end);
@@ -364,6 +368,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     op.wavefronts = cost.wavefronts;
     op.conflict_wavefronts = cost.conflicts;
     op.writes = bit(slot);
+    op.alu = frag_alu_[std::size_t(w.warp) * kk_steps_ + kk];
   }
 
   void epilogue(WarpCursor& w, Op& op) const {
@@ -389,6 +394,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
   int stores_per_warp_ = 1;
   model::TcCopyPlan plan_;
   std::vector<SmemCost> frag_cost_;         // per (warp, k step)
+  std::vector<std::uint32_t> frag_alu_;     // integer instructions of each fragment load
   bool a_vec_ = true, b_vec_ = true;
   bool ldmatrix_ = true;
 };

@@ -87,6 +87,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
       flops_per_mma_ = 2ull * mma_.m * mma_.n * mma_.k;
       plan_ = model::tc_copy_plan(c, gpu, 32);  // the producer warp's 32 lanes
       frag_cost_ = model::tc_fragment_costs(c, gpu, mma_);
+      frag_alu_ = model::tc_fragment_alu(c, gpu, mma_, frag_cost_);
       stores_per_warp_ = std::max(1, c.warp_tile_m() * c.warp_tile_n() / 64);
     }
   }
@@ -159,6 +160,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
             op.writes = bit(kStaged);
             w.phase = kProducerStore;
           } else {
+            op.alu = model::copy_alu(op.count);
             w.phase = kProducerArrive;
           }
           return true;
@@ -171,6 +173,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
         case kProducerArrive:
           arrive(full(w.iter), 32, op);
           if (a_vec_ && b_vec_) op.kind = OpKind::MbarArriveCpAsync;
+          op.alu = std::uint32_t(model::kAluPerKTile);
           ++w.iter;
           w.phase = kProducerWait;
           return true;
@@ -202,7 +205,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
             if (step + 1 < kk_steps_)
               fragment_load(w, step + 1, (step + 1) % 2 ? kFrag1 : kFrag0, op);
             else
-              arrive(empty(w.iter), 1, op);
+              arrive(empty(w.iter), 1, op), op.alu = std::uint32_t(model::kAluPerKTile);
             return true;
           }
           op.kind = OpKind::Math;
@@ -234,6 +237,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
     op.wavefronts = cost.wavefronts;
     op.conflict_wavefronts = cost.conflicts;
     op.writes = bit(slot);
+    op.alu = frag_alu_[std::size_t(w.warp) * kk_steps_ + kk];
   }
 
   // ---- Hopper ---------------------------------------------------------------------------------
@@ -374,6 +378,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
   std::uint64_t flops_per_mma_ = 0;
   model::TcCopyPlan plan_;
   std::vector<model::SmemCost> frag_cost_;
+  std::vector<std::uint32_t> frag_alu_;  // integer instructions of each fragment load
   // Hopper
   int slabs_ = 1;
   int wgmma_per_tile_ = 4;

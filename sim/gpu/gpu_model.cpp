@@ -64,6 +64,8 @@ struct WarpState {
   std::uint32_t wg_committed = 0;
   Tick stores_done = 0;
   bool deferred_by_lsu = false;  // the pending op waited for the LSU (for the observer)
+  Tick alu_start = -1;           // the pending op's integer-instruction chain began (or -1)
+  bool out_of_ops = false;       // the kernel model has no more operations for this warp
 };
 
 enum class WaitCause { None, Memory, Shared, Math, Barrier };
@@ -224,6 +226,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
       auto& ws = warps[cta.warps[w]];
       kernel.begin_warp(ws.cur, cta_id, w);
       ws.has_op = false;
+      ws.out_of_ops = false;
+      ws.alu_start = -1;
       ws.blocked = false;
       ws.next_issue = t;
       ws.slot_ready.fill(t);
@@ -299,6 +303,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
   const Tick barrier_latency = ticks(gpu_.async.barrier_latency.value);
   const Tick smem_load_latency = ticks(gpu_.smem.load_latency.value);
   const Tick fma_latency = ticks(gpu_.fp32.latency.value);
+  const double alu_chain_cycles = std::max(issue_cycles, gpu_.fp32.latency.value);
   const Tick cta_launch_latency = ticks(gpu_.sm.cta_launch_latency.value);
 
   // A CTA's slot frees when its last warp exits; its stores may still be draining, which
@@ -344,6 +349,28 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
                                    bar.completion_time(phase), wid);
   };
 
+  // The warp's next batch. Its integer instructions (Op::alu) issue first, as a dependent
+  // chain that holds the warp for the fixed ALU latency per instruction, starting when the
+  // warp can next issue; their scheduler slots are taken at the first free ones.
+  auto fetch = [&](WarpState& w, SubPartition& sp, Tick now) {
+    if (w.out_of_ops || !kernel.next_op(w.cur, w.op)) {
+      w.out_of_ops = true;
+      return false;
+    }
+    w.has_op = true;
+    if (w.op.alu) {
+      const double n = double(w.op.alu);
+      const Tick t0 = std::max(now, w.next_issue);
+      sp.sched_free = std::max(sp.sched_free, now) + ticks(n * issue_cycles);
+      w.alu_start = t0;
+      w.next_issue = t0 + ticks(n * alu_chain_cycles);
+      st.warp_instructions += w.op.alu;
+      st.stalls.issue += n * alu_chain_cycles;
+      w.op.alu = 0;
+    }
+    return true;
+  };
+
   while (!q.empty()) {
     const Event ev = q.pop();
     const Tick now = ev.time;
@@ -362,14 +389,13 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     auto& sp = sm.sps[w.sp];
     for (;;) {
       if (!w.has_op) {
-        if (!kernel.next_op(w.cur, w.op)) {
+        if (!fetch(w, sp, now)) {
           // A warp retires once its last results are written (its stores may still drain).
           Tick t = std::max(now, w.next_issue);
           for (const Tick r : w.slot_ready) t = std::max(t, r);
           finish_warp(wid, t);
           break;
         }
-        w.has_op = true;
       }
       Op& op = w.op;
       WaitCause cause;
@@ -639,10 +665,11 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         e.warp_in_cta = wid - w.cta_slot * geo.warps_per_cta;
         e.sm = w.sm;
         e.op = &op;
-        e.ready = ready;
+        // An integer-instruction chain before the batch counts as the batch waiting to issue.
+        e.ready = w.alu_start >= 0 ? std::min(ready, w.alu_start) : ready;
         e.issue = s;
         e.next_issue = w.next_issue;
-        if (s > ready) {
+        if (s > e.ready) {
           e.wait = op.kind == OpKind::Math && pipe_before > sched_before ? IssueWait::Pipe
                    : w.deferred_by_lsu                                   ? IssueWait::Lsu
                                                                          : IssueWait::Scheduler;
@@ -658,11 +685,14 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
         obs_->op_issued(e);
         w.deferred_by_lsu = false;
       }
+      w.alu_start = -1;
       if (s > now) st.stalls.issue += clock_.cycles(s - now);
       st.warp_instructions += op.count;
       w.has_op = false;
       if (blocked_at_barrier) break;
       if (w.next_issue > now) {
+        // Fetch the next batch now, so that its integer instructions extend the wait.
+        if (!w.has_op) fetch(w, sp, now);
         q.schedule(w.next_issue, wid);
         break;
       }

@@ -203,3 +203,33 @@ TEST_CASE("Warps on one sub-partition share its FMA pipe; warps on different one
   const double lanes_per_sp = h.gpu.fp32.ops_per_clk_per_sm / h.gpu.sm.sub_partitions;
   CHECK(spread == Approx(4000 * 32 / lanes_per_sp).epsilon(0.02));
 }
+
+TEST_CASE("A batch's integer instructions hold its warp for the ALU latency each, and leave the "
+          "scheduler to other warps in between", "[engine]") {
+  Harness h;
+  LaunchGeometry g;
+  g.ctas = 1;
+  g.regs_per_thread = 32;
+  g.threads_per_cta = 32;
+  g.warps_per_cta = 1;
+  const double latency = h.gpu.fp32.latency.value;
+  REQUIRE(latency > 1.0);
+  // One warp: 100 batches of one FFMA, each after 10 integer instructions, against the same
+  // without them. The chain adds 10 x latency cycles per batch.
+  auto plain = [](int, int) { return std::vector<Op>(100, ffma(1)); };
+  auto with_alu = [](int, int) {
+    Op op = ffma(1);
+    op.reads = op.writes = 0;  // no dependency between the batches
+    op.alu = 10;
+    return std::vector<Op>(100, op);
+  };
+  const double base = h.cycles(ScriptedKernel(g, plain));
+  const double chained = h.cycles(ScriptedKernel(g, with_alu));
+  CHECK(chained - base == Approx(100 * 10 * latency).epsilon(0.1));
+  // Several warps on one sub-partition overlap their chains: each chain takes one scheduler
+  // slot per instruction, not `latency`, so 4 warps there take far less than 4 times as long.
+  g.threads_per_cta = 32 * h.gpu.sm.sub_partitions * 4;
+  g.warps_per_cta = h.gpu.sm.sub_partitions * 4;
+  const double four_per_scheduler = h.cycles(ScriptedKernel(g, with_alu));
+  CHECK(four_per_scheduler < 1.5 * chained);
+}
