@@ -42,7 +42,7 @@ std::vector<SmemCost> tc_fragment_costs(const GemmConfig& c, const GpuSpec& gpu,
 // 8192^3, validate/data/h100/ncu_stalls.csv). Two checks: tf32 64x64x32 2x2w, 263.8 per K tile
 // per warp predicted against 261 counted; the warp-specialized Ampere 128x128x32 2x2w 1c,
 // 397 per K tile per CTA against 376.
-constexpr double kAluPerKTile = 39;       // per K tile per warp: loop, stage pointers, waits
+constexpr std::uint32_t kAluPerKTile = 39;  // per K tile per warp: loop, stage pointers, waits
 constexpr double kAluPerCopy = 3.5;       // per cp.async: source/destination address, guard
 constexpr double kAluPerLdmatrix = 1.4;   // per ldmatrix: address
 constexpr double kAluPerLds = 3.8;        // per ld.shared (tf32 B): swizzled address

@@ -182,7 +182,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
           return true;
         case kStepCommit:
           op.kind = OpKind::CpAsyncCommit;
-          op.alu = std::uint32_t(model::kAluPerKTile);
+          op.alu = model::kAluPerKTile;
           w.phase = kStepNextFrag;
           return true;
         case kStepNextFrag:

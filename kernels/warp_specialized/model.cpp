@@ -173,7 +173,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
         case kProducerArrive:
           arrive(full(w.iter), 32, op);
           if (a_vec_ && b_vec_) op.kind = OpKind::MbarArriveCpAsync;
-          op.alu = std::uint32_t(model::kAluPerKTile);
+          op.alu = model::kAluPerKTile;
           ++w.iter;
           w.phase = kProducerWait;
           return true;
@@ -204,8 +204,10 @@ class WarpSpecializedModel final : public sim::KernelModel {
           if ((w.sub - 1) % 2 == 1) {  // was odd: loads or arrive
             if (step + 1 < kk_steps_)
               fragment_load(w, step + 1, (step + 1) % 2 ? kFrag1 : kFrag0, op);
-            else
-              arrive(empty(w.iter), 1, op), op.alu = std::uint32_t(model::kAluPerKTile);
+            else {
+              arrive(empty(w.iter), 1, op);
+              op.alu = model::kAluPerKTile;
+            }
             return true;
           }
           op.kind = OpKind::Math;

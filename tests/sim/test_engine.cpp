@@ -58,6 +58,16 @@ Op barrier() {
   return op;
 }
 
+// One CTA of `warps` warps, 32 registers per thread.
+LaunchGeometry one_cta(int warps) {
+  LaunchGeometry g;
+  g.ctas = 1;
+  g.threads_per_cta = 32 * warps;
+  g.warps_per_cta = warps;
+  g.regs_per_thread = 32;
+  return g;
+}
+
 struct Harness {
   GpuSpec gpu = load_gpu("a100");
   ClockDomain clock{gpu.clocks.sustained};
@@ -169,11 +179,7 @@ TEST_CASE("SM count + 1 equal CTAs take about two waves", "[engine]") {
 
 TEST_CASE("A barrier releases only when every warp of the CTA arrived", "[engine]") {
   Harness h;
-  LaunchGeometry g;
-  g.ctas = 1;
-  g.threads_per_cta = 64;
-  g.warps_per_cta = 2;
-  g.regs_per_thread = 32;
+  const LaunchGeometry g = one_cta(2);
   // Warp 0 computes, then meets warp 1 at the barrier; warp 1 computes only after it.
   auto with_barrier = [](int, int warp) {
     return warp == 0 ? std::vector<Op>{ffma(2000), barrier()}
@@ -188,16 +194,10 @@ TEST_CASE("A barrier releases only when every warp of the CTA arrived", "[engine
 TEST_CASE("Warps on one sub-partition share its FMA pipe; warps on different ones do not",
           "[engine]") {
   Harness h;
-  LaunchGeometry g;
-  g.ctas = 1;
-  g.regs_per_thread = 32;
   auto script = [](int, int) { return std::vector<Op>{ffma(4000)}; };
-  g.threads_per_cta = 32 * h.gpu.sm.sub_partitions;  // one warp per sub-partition
-  g.warps_per_cta = h.gpu.sm.sub_partitions;
-  const double spread = h.cycles(ScriptedKernel(g, script));
-  g.threads_per_cta *= 2;  // two warps per sub-partition
-  g.warps_per_cta *= 2;
-  const double doubled = h.cycles(ScriptedKernel(g, script));
+  const int sps = h.gpu.sm.sub_partitions;
+  const double spread = h.cycles(ScriptedKernel(one_cta(sps), script));  // one warp per SP
+  const double doubled = h.cycles(ScriptedKernel(one_cta(2 * sps), script));  // two per SP
   CHECK(doubled / spread == Approx(2.0).epsilon(0.05));
   // 4000 FFMAs on a 16-lane (A100) sub-partition pipe take 2 cycles each.
   const double lanes_per_sp = h.gpu.fp32.ops_per_clk_per_sm / h.gpu.sm.sub_partitions;
@@ -207,11 +207,6 @@ TEST_CASE("Warps on one sub-partition share its FMA pipe; warps on different one
 TEST_CASE("A batch's integer instructions hold its warp for the ALU latency each, and leave the "
           "scheduler to other warps in between", "[engine]") {
   Harness h;
-  LaunchGeometry g;
-  g.ctas = 1;
-  g.regs_per_thread = 32;
-  g.threads_per_cta = 32;
-  g.warps_per_cta = 1;
   const double latency = h.gpu.fp32.latency.value;
   REQUIRE(latency > 1.0);
   // One warp: 100 batches of one FFMA, each after 10 integer instructions, against the same
@@ -223,13 +218,12 @@ TEST_CASE("A batch's integer instructions hold its warp for the ALU latency each
     op.alu = 10;
     return std::vector<Op>(100, op);
   };
-  const double base = h.cycles(ScriptedKernel(g, plain));
-  const double chained = h.cycles(ScriptedKernel(g, with_alu));
+  const double base = h.cycles(ScriptedKernel(one_cta(1), plain));
+  const double chained = h.cycles(ScriptedKernel(one_cta(1), with_alu));
   CHECK(chained - base == Approx(100 * 10 * latency).epsilon(0.1));
   // Several warps on one sub-partition overlap their chains: each chain takes one scheduler
   // slot per instruction, not `latency`, so 4 warps there take far less than 4 times as long.
-  g.threads_per_cta = 32 * h.gpu.sm.sub_partitions * 4;
-  g.warps_per_cta = h.gpu.sm.sub_partitions * 4;
-  const double four_per_scheduler = h.cycles(ScriptedKernel(g, with_alu));
+  const double four_per_scheduler =
+      h.cycles(ScriptedKernel(one_cta(4 * h.gpu.sm.sub_partitions), with_alu));
   CHECK(four_per_scheduler < 1.5 * chained);
 }
