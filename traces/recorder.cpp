@@ -398,20 +398,21 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
   for (int i = 0; i < np; ++i) ready = std::max(ready, preds[std::size_t(i)]->time);
 
   const Tick after = std::max({e.next_issue, e.issue, issue});
-  if (traced(e.cta, e.sm, W.prog.time, std::max(after, e.mem_done))) {
+  {
+    // Each span is kept where it overlaps the window on its own.
     const int slot_in_sm = e.cta_slot / k.info.sm_count;
     const Tick avail = W.prog.time;
-    if (issue > avail && span_budget(avail)) {
+    if (issue > avail && traced(e.cta, e.sm, avail, issue) && span_budget(avail)) {
       std::string why = bind != 0
                             ? category_name(Category(dominant(preds[std::size_t(bind)]->edge)))
                             : category_name(wait_cat);
       k.spans.push_back(
           {e.sm, slot_in_sm, e.warp_in_cta, name_id("wait: " + why), e.cta, avail, issue, false});
     }
-    if (after > issue && span_budget(issue))
+    if (after > issue && traced(e.cta, e.sm, issue, after) && span_budget(issue))
       k.spans.push_back(
           {e.sm, slot_in_sm, e.warp_in_cta, name_id(op_span_name(op)), e.cta, issue, after, false});
-    if (e.mem_done > issue && span_budget(issue))
+    if (e.mem_done > issue && traced(e.cta, e.sm, issue, e.mem_done) && span_budget(issue))
       k.spans.push_back({e.sm, slot_in_sm, e.warp_in_cta, name_id(flight_name(op)), e.cta, issue,
                          e.mem_done, true});
   }

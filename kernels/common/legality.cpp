@@ -59,6 +59,15 @@ ResourceUsage estimate_resources(const GemmConfig& c, const GpuSpec& gpu) {
     const int frag_a = s.m ? (wm / s.m) * (s.m * s.k * e / 4) / 32 : 0;
     const int frag_b = s.n ? (wn / s.n) * (s.n * s.k * e / 4) / 32 : 0;
     r.regs_per_thread = acc + 2 * (frag_a + frag_b) + kAddressing;
+    if (c.family == Family::WarpSpecialized) {
+      // Ampere warp-specialized: the register count is the consumer warps' (the producer's
+      // copy loop is lean), which ptxas puts at the accumulators, one set of fragments and 40
+      // more for every such kernel of the library (93 to 220 registers,
+      // validate/data/h100/results_ws.csv, column regs_per_thread; e.g. 64x64 warp tiles 194 to
+      // 201 against 200 here, 64x32 128 against 128, 32x32 93 to 96 against 88).
+      constexpr int kWsAmpereConsumerState = 40;
+      r.regs_per_thread = acc + frag_a + frag_b + kWsAmpereConsumerState;
+    }
   } else if (c.family == Family::Tiled) {
     r.regs_per_thread = c.thread_m * c.thread_n + c.thread_m + c.thread_n + kTiledAddressing;
   } else {

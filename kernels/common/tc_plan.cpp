@@ -23,11 +23,15 @@ TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads) {
   out.runs_b.assign(warps, {});
   out.copy_a.assign(warps, {});
   out.copy_b.assign(warps, {});
+  out.insts_a.assign(warps, {});
+  out.insts_b.assign(warps, {});
   auto plan = [&](int rows, int cpr, int mult, std::uint32_t base,
-                  std::vector<std::vector<Run>>& runs, std::vector<SmemCost>& cost) {
+                  std::vector<std::vector<Run>>& runs, std::vector<SmemCost>& cost,
+                  std::vector<std::vector<TcCopyInst>>& insts) {
     const int chunks = rows * cpr;
     for (int first = 0; first < chunks; first += T) {
       for (int wp = 0; wp < warps; ++wp) {
+        TcCopyInst inst;
         std::array<std::uint32_t, 32> addr{};
         std::array<std::pair<int, int>, 32> global{};
         int lanes = 0;
@@ -38,18 +42,78 @@ TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads) {
           global[lanes] = {r, ch * 16};
           addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c.smem_layout, r, ch, cpr, mult));
           model::add_run(runs[wp], r, ch * vec, vec);
+          model::add_run(inst.runs, r, ch * vec, vec);
         }
         if (lanes == 0) continue;
         const int wf = sim::smem_wavefronts({addr.data(), std::size_t(lanes)}, 16, gpu.smem);
         const int ideal = model::ideal_wavefronts(lanes, 16);
+        const auto lines = std::uint32_t(model::distinct_lines(global, lanes));
         cost[wp].add(wf, ideal);
-        cost[wp].lines += std::uint32_t(model::distinct_lines(global, lanes));
+        cost[wp].lines += lines;
+        inst.cost.add(wf, ideal);
+        inst.cost.lines = lines;
+        insts[wp].push_back(std::move(inst));
       }
     }
   };
-  plan(c.block_m, ca, tc_swizzle_mult(c.dtype, false), 0, out.runs_a, out.copy_a);
-  plan(c.block_k, cb, tc_swizzle_mult(c.dtype, true), a_stage, out.runs_b, out.copy_b);
+  plan(c.block_m, ca, tc_swizzle_mult(c.dtype, false), 0, out.runs_a, out.copy_a, out.insts_a);
+  plan(c.block_k, cb, tc_swizzle_mult(c.dtype, true), a_stage, out.runs_b, out.copy_b,
+       out.insts_b);
   return out;
+}
+
+std::vector<TcCopyPart> tc_copy_parts(const TcCopyPlan& plan, int warp, bool a_vec, bool b_vec) {
+  std::vector<TcCopyPart> parts;
+  auto add = [&](bool b, bool vec) {
+    const auto& insts = b ? plan.insts_b[std::size_t(warp)] : plan.insts_a[std::size_t(warp)];
+    if (insts.empty()) return;
+    if (vec) {
+      parts.push_back(TcCopyPart{b, -1, false});
+      return;
+    }
+    for (int i = 0; i < int(insts.size()); ++i) {
+      parts.push_back(TcCopyPart{b, i, false});
+      parts.push_back(TcCopyPart{b, i, true});
+    }
+  };
+  add(false, a_vec);
+  add(true, b_vec);
+  return parts;
+}
+
+const std::vector<Run>* tc_copy_part_op(const TcCopyPlan& plan, int warp, const TcCopyPart& part,
+                                        DType t, int staged, sim::Op& op) {
+  const auto wp = std::size_t(warp);
+  if (part.inst < 0) {
+    const SmemCost& cost = part.b ? plan.copy_b[wp] : plan.copy_a[wp];
+    op.kind = sim::OpKind::CpAsync;
+    op.count = cost.insts;
+    op.wavefronts = cost.wavefronts;
+    op.conflict_wavefronts = cost.conflicts;
+    op.l1_lines = cost.lines;
+    op.alu = copy_alu(cost.insts);
+    return part.b ? &plan.runs_b[wp] : &plan.runs_a[wp];
+  }
+  const TcCopyInst& inst = (part.b ? plan.insts_b[wp] : plan.insts_a[wp])[std::size_t(part.inst)];
+  const auto mask = sim::SlotMask(1u << staged);
+  if (part.store) {
+    op.kind = sim::OpKind::SharedStore;
+    op.count = 1;
+    op.wavefronts = inst.cost.wavefronts;
+    op.conflict_wavefronts = inst.cost.conflicts;
+    op.alu = element_chunk_alu_after(t);
+    op.reads = mask;
+    return nullptr;
+  }
+  // One element load per element of the chunk, each touching the lines the 16-byte
+  // instruction would.
+  const auto elems = std::uint32_t(tc_vec_elems(t));
+  op.kind = sim::OpKind::GlobalLoad;
+  op.count = elems;
+  op.l1_lines = inst.cost.lines * elems;
+  op.alu = element_chunk_alu_before(t);
+  op.writes = mask;
+  return &inst.runs;
 }
 
 // Fragment loads of one warp for one mma-k step, with the lane addresses the real kernel

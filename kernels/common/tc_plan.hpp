@@ -10,12 +10,20 @@
 #include "hw/gpu_spec.hpp"
 #include "kernels/common/gemm_config.hpp"
 #include "kernels/common/model_support.hpp"
+#include "kernels/common/tile_rules.hpp"
 
 namespace gemmsim::model {
+
+// One chunk instruction of a warp: the i-th 16-byte chunk of each of its lanes.
+struct TcCopyInst {
+  std::vector<Run> runs;  // the global runs its lanes read
+  SmemCost cost;          // its shared-memory store (or cp.async fill)
+};
 
 struct TcCopyPlan {
   std::vector<std::vector<Run>> runs_a, runs_b;  // per copying warp, one K tile
   std::vector<SmemCost> copy_a, copy_b;          // per copying warp, one K tile
+  std::vector<std::vector<TcCopyInst>> insts_a, insts_b;  // per copying warp, per instruction
 };
 
 // `threads` copy the tile, chunk e going to thread e % threads (chunk e = tid + i * threads).
@@ -27,6 +35,28 @@ TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads);
 // element loads into registers (GlobalLoad), then 16-byte shared stores (tc_staged_store_op).
 void tc_copy_op(const TcCopyPlan& plan, int warp, bool a_vec, bool b_vec, DType t, sim::Op& op);
 void tc_staged_store_op(const TcCopyPlan& plan, int warp, sim::Op& op);
+
+// A K tile's copy as the cp.async kernels run it when an operand's rows are not 16-byte
+// aligned (K or N not a multiple of the vector), one op per part, A's parts before B's:
+//   aligned operand: one cp.async batch (inst = -1);
+//   unaligned operand, per chunk instruction i: the chunk's element loads (ld.global into
+//   registers), then its st.shared.v4 (store = true). The store consumes the loads, so each
+//   chunk waits out a full load latency before the next chunk's loads issue: the compiled
+//   element path (one run-time branch per chunk, the store an asm volatile) cannot overlap them
+//   (SASS of tensorop_gemm.cuh and ws_ampere.cuh, sm_90; microbenchmark
+//   elem_chunk_u16x8_1warp, 433 cycles per chunk against 372 for one 16-byte load).
+struct TcCopyPart {
+  bool b = false;      // operand B, else A
+  int inst = -1;       // chunk instruction of the element path; -1: the operand's cp.async batch
+  bool store = false;  // the chunk's st.shared (after its loads)
+};
+std::vector<TcCopyPart> tc_copy_parts(const TcCopyPlan& plan, int warp, bool a_vec, bool b_vec);
+
+// The op of one part (kind, instruction counts, integer instructions, register slot
+// `staged` written by the loads and read by the store). Returns the runs whose bytes the op
+// reads (the model appends their segments), or nullptr for a store.
+const std::vector<Run>* tc_copy_part_op(const TcCopyPlan& plan, int warp, const TcCopyPart& part,
+                                        DType t, int staged, sim::Op& op);
 
 // Per (compute warp, k step): the fragment loads of one mma-k step, warp w at
 // (w / warps_n, w % warps_n). `mma` is the shape the warp's instructions cover.
@@ -46,6 +76,19 @@ constexpr std::uint32_t kAluPerKTile = 39;  // per K tile per warp: loop, stage 
 constexpr double kAluPerCopy = 3.5;       // per cp.async: source/destination address, guard
 constexpr double kAluPerLdmatrix = 1.4;   // per ldmatrix: address
 constexpr double kAluPerLds = 3.8;        // per ld.shared (tf32 B): swizzled address
+
+// The element path's integer instructions per 16-byte chunk (SASS of tensorop_gemm.cuh,
+// sm_90: bf16 34 instructions per chunk of which 8 loads and one store, tf32 15 of which 4 and
+// one). Before the loads: one bound check per element, zeroing (two registers per CS2R), the
+// shared address, the branch and the chunk loop's pointer and guard updates; after them, for
+// 16-bit elements, one shift-or per element packing pairs into 32-bit words.
+inline std::uint32_t element_chunk_alu_before(DType t) {
+  const std::uint32_t e = std::uint32_t(tc_vec_elems(t));
+  return e + e / 2 + 5;
+}
+inline std::uint32_t element_chunk_alu_after(DType t) {
+  return element_bytes(t) == 2 ? std::uint32_t(tc_vec_elems(t)) + 1 : 1u;
+}
 
 // Integer instructions of `copies` cp.async issued by one thread.
 inline std::uint32_t copy_alu(std::uint32_t copies) {

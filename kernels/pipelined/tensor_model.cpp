@@ -44,7 +44,7 @@ using model::SmemCost;
 enum Phase {
   // cp.async kernel
   kAsyncPrologue, kAsyncFirstWait, kAsyncFirstBarrier, kAsyncFirstFrag, kStepLoads, kStepBarrier,
-  kStepCopy, kStepSyncStore, kStepCommit, kStepNextFrag, kStepMma,
+  kStepCopy, kStepCommit, kStepNextFrag, kStepMma,
   // register-staged kernel
   kPrologue, kLoopWait, kLoopBarrier, kLoopLoad, kLoopSyncStore, kLoopCommit, kCompute, kRegStore,
   kEpilogue, kDone
@@ -72,6 +72,10 @@ class TensorPipelinedModel final : public sim::KernelModel {
     b_vec_ = p.n % tc_vec_elems(c.dtype) == 0;
     ldmatrix_ = gpu.features.ldmatrix;
     plan_ = model::tc_copy_plan(c, gpu, c.threads());
+    parts_.assign(std::size_t(c.threads() / 32), {});
+    if (async_ && !(a_vec_ && b_vec_))
+      for (int wp = 0; wp < c.threads() / 32; ++wp)
+        parts_[std::size_t(wp)] = model::tc_copy_parts(plan_, wp, a_vec_, b_vec_);
     frag_cost_ = model::tc_fragment_costs(c, gpu, mma_);
     frag_alu_ = model::tc_fragment_alu(c, gpu, mma_, frag_cost_);
     stores_per_warp_ = std::max(1, c.warp_tile_m() * c.warp_tile_n() / 64);
@@ -116,18 +120,12 @@ class TensorPipelinedModel final : public sim::KernelModel {
             continue;
           }
           if (w.sub == 0) {
-            w.sub = 2;
             if (w.iter < tiles) {
-              copy_tile(w, w.k_begin + w.iter, op);
-              if (op.kind == OpKind::GlobalLoad) w.sub = 1;
+              if (!copy_part(w, w.k_begin + w.iter, op)) w.sub = 2;
               return true;
             }
-            continue;
-          }
-          if (w.sub == 1) {
-            reg_store(w, op);
             w.sub = 2;
-            return true;
+            continue;
           }
           op.kind = OpKind::CpAsyncCommit;
           w.sub = 0;
@@ -169,17 +167,12 @@ class TensorPipelinedModel final : public sim::KernelModel {
           w.phase = kStepCopy;
           return true;
         case kStepCopy:
-          w.phase = kStepCommit;
           if (w.iter + S < w.k_end) {
-            copy_tile(w, w.iter + S, op);
-            if (op.kind == OpKind::GlobalLoad) w.phase = kStepSyncStore;
+            if (!copy_part(w, w.iter + S, op)) w.phase = kStepCommit;
             return true;
           }
-          continue;
-        case kStepSyncStore:
-          reg_store(w, op);
           w.phase = kStepCommit;
-          return true;
+          continue;
         case kStepCommit:
           op.kind = OpKind::CpAsyncCommit;
           op.alu = model::kAluPerKTile;
@@ -343,9 +336,8 @@ class TensorPipelinedModel final : public sim::KernelModel {
     }
   }
 
-  // Global -> shared copy of one K tile by one warp. Operands whose rows are 16-byte aligned
-  // go by cp.async.cg; the others (K or N not a multiple of the vector) by the kernel's
-  // synchronous path: element loads into registers, then 16-byte shared stores.
+  // Global -> shared copy of one K tile by one warp, as one batch: cp.async.cg when both
+  // operands' rows are 16-byte aligned, ld.global into registers on GPUs without cp.async.
   void copy_tile(WarpCursor& w, int k_tile, Op& op) const {
     model::tc_copy_op(plan_, w.warp, a_vec_, b_vec_, c_.dtype, op);
     if (op.kind == OpKind::GlobalLoad) op.writes = bit(kStaged);
@@ -353,6 +345,29 @@ class TensorPipelinedModel final : public sim::KernelModel {
     const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
     model::append_tile_segments(w, map_, plan_.runs_a[w.warp], plan_.runs_b[w.warp], c_, p_,
                                 k_tile, k_end);
+  }
+
+  // The next op of the cp.async kernel's copy of K tile `k_tile`; false once it was the last.
+  // Aligned operands: the one batch above; otherwise the parts of model::tc_copy_parts (a
+  // cp.async batch for an aligned operand, chunk-by-chunk element loads and stores for the
+  // other).
+  bool copy_part(WarpCursor& w, int k_tile, Op& op) const {
+    const auto& parts = parts_[std::size_t(w.warp)];
+    if (parts.empty()) {
+      copy_tile(w, k_tile, op);
+      return false;
+    }
+    const model::TcCopyPart& part = parts[std::size_t(w.part)];
+    const auto* runs = model::tc_copy_part_op(plan_, w.warp, part, c_.dtype, kStaged, op);
+    if (runs != nullptr) {
+      const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
+      static const std::vector<model::Run> none;
+      model::append_tile_segments(w, map_, part.b ? none : *runs, part.b ? *runs : none, c_, p_,
+                                  k_tile, k_end);
+    }
+    if (++w.part < int(parts.size())) return true;
+    w.part = 0;
+    return false;
   }
 
   void reg_store(WarpCursor& w, Op& op) const {
@@ -396,6 +411,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
   std::vector<SmemCost> frag_cost_;         // per (warp, k step)
   std::vector<std::uint32_t> frag_alu_;     // integer instructions of each fragment load
   bool a_vec_ = true, b_vec_ = true;
+  std::vector<std::vector<model::TcCopyPart>> parts_;  // per warp; empty: one-batch copies
   bool ldmatrix_ = true;
 };
 

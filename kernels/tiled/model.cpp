@@ -94,8 +94,8 @@ class SimtModel final : public sim::KernelModel {
             continue;
           }
           op.kind = OpKind::SharedLoad;
-          op.count = lds_.insts * std::uint32_t(steps_per_half_);
-          op.wavefronts = lds_.wavefronts * std::uint32_t(steps_per_half_);
+          op.count = lds_.insts * std::uint32_t(steps_per_half_) - chain_;
+          op.wavefronts = lds_.wavefronts * std::uint32_t(steps_per_half_) - chain_wavefronts_;
           op.conflict_wavefronts = lds_.conflicts * std::uint32_t(steps_per_half_);
           op.writes = bit(w.sub % 2 ? kFragB : kFragA);
           w.phase = kMath;
@@ -105,6 +105,8 @@ class SimtModel final : public sim::KernelModel {
           op.pipe = Pipe::Fma;
           op.count = std::uint32_t(c_.thread_m * c_.thread_n * steps_per_half_);
           op.flops = 2ull * 32 * op.count;
+          op.lds_chain = chain_;
+          op.wavefronts = chain_wavefronts_;
           op.reads = bit(w.sub % 2 ? kFragB : kFragA) | bit(kAcc);
           op.writes = bit(kAcc);
           ++w.sub;
@@ -215,9 +217,21 @@ class SimtModel final : public sim::KernelModel {
       }
     };
     frag(true, c_.thread_m, 0);
+    const SmemCost a_only = lds_;
     frag(false, c_.thread_n, b_base);
     halves_ = c_.block_k >= 2 ? 2 : 1;
     steps_per_half_ = c_.block_k / halves_;
+    if (!vector_kernel && c_.thread_n > 1) {
+      // The compiled tiled kernel keeps one B value live at a time (SASS, sm_90, 8x8 and 4x4
+      // thread tiles): per k step it loads the A values and the first B value, then each
+      // further B value just before the thread_m FFMAs that use it, so every k step waits out
+      // the shared-load latency thread_n - 1 more times.
+      const std::uint32_t b_insts = lds_.insts - a_only.insts;
+      const std::uint32_t b_wf = lds_.wavefronts - a_only.wavefronts;
+      chain_ = std::uint32_t(c_.thread_n - 1) * std::uint32_t(steps_per_half_);
+      chain_wavefronts_ =
+          b_wf * std::uint32_t(c_.thread_n - 1) / b_insts * std::uint32_t(steps_per_half_);
+    }
   }
 
   void load_tile(WarpCursor& w, int k_tile, Op& op) const {
@@ -258,6 +272,9 @@ class SimtModel final : public sim::KernelModel {
   std::vector<int> load_insts_;
   std::vector<int> load_lines_;
   SmemCost lds_;  // per k step
+  // Tiled kernel: B loads per half that feed the FFMAs inside the Math batch (Op::lds_chain),
+  // and their wavefronts; the SharedLoad batch carries the rest.
+  std::uint32_t chain_ = 0, chain_wavefronts_ = 0;
   int halves_ = 2;
   int steps_per_half_ = 1;
 };

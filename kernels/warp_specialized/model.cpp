@@ -8,7 +8,7 @@
 // (u >= 1); its 32 lanes issue the cp.async.cg copies of the A and B tiles (chunk e = lane +
 // 32 i, the pipelined kernel's layouts); cp.async.mbarrier.arrive.noinc on FULL[s] (32
 // arrivals, each when the lane's copies have landed). Without 16-byte aligned rows: element
-// loads, st.shared, plain arrive. Consumer warps, per K tile: wait FULL[s] phase u; ldmatrix
+// loads and st.shared chunk by chunk (model::tc_copy_parts), cp.async.wait_all, plain arrive. Consumer warps, per K tile: wait FULL[s] phase u; ldmatrix
 // the first step's fragments; per mma-k step: the next step's fragments (or, at the last step,
 // one arrive on EMPTY[s]), then the step's mma.sync batch. Epilogue: stores from registers.
 //
@@ -45,7 +45,7 @@ using sim::WarpCursor;
 constexpr int kFrag0 = 0, kFrag1 = 1, kAcc = 2, kStaged = 3;
 
 enum Phase {
-  kProducerWait, kProducerCopy, kProducerStore, kProducerArrive,              // Ampere producer
+  kProducerWait, kProducerCopy, kProducerCommit, kProducerDrain, kProducerArrive,              // Ampere producer
   kConsumerWait, kConsumerStep,                                                // Ampere consumer
   kTmaWait, kTmaArrive, kTmaA, kTmaB,                                          // Hopper producer
   kWgWait, kWgMma, kWgCommit, kWgWaitGroup, kWgRelease, kWgDrain,              // Hopper consumer
@@ -86,6 +86,10 @@ class WarpSpecializedModel final : public sim::KernelModel {
       mma_per_step_ = (c.warp_tile_m() / mma_.m) * (c.warp_tile_n() / mma_.n);
       flops_per_mma_ = 2ull * mma_.m * mma_.n * mma_.k;
       plan_ = model::tc_copy_plan(c, gpu, 32);  // the producer warp's 32 lanes
+      if (!(a_vec_ && b_vec_)) {
+        parts_ = model::tc_copy_parts(plan_, 0, a_vec_, b_vec_);
+        parts_have_cp_async_ = a_vec_ || b_vec_;
+      }
       frag_cost_ = model::tc_fragment_costs(c, gpu, mma_);
       frag_alu_ = model::tc_fragment_alu(c, gpu, mma_, frag_cost_);
       stores_per_warp_ = std::max(1, c.warp_tile_m() * c.warp_tile_n() / 64);
@@ -152,22 +156,37 @@ class WarpSpecializedModel final : public sim::KernelModel {
           }
           continue;
         case kProducerCopy: {
-          model::tc_copy_op(plan_, 0, a_vec_, b_vec_, c_.dtype, op);
           const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
-          model::append_tile_segments(w, map_, plan_.runs_a[0], plan_.runs_b[0], c_, p_,
-                                      w.k_begin + w.iter, k_end);
-          if (op.kind == OpKind::GlobalLoad) {
-            op.writes = bit(kStaged);
-            w.phase = kProducerStore;
-          } else {
+          if (parts_.empty()) {
+            model::tc_copy_op(plan_, 0, a_vec_, b_vec_, c_.dtype, op);
             op.alu = model::copy_alu(op.count);
+            model::append_tile_segments(w, map_, plan_.runs_a[0], plan_.runs_b[0], c_, p_,
+                                        w.k_begin + w.iter, k_end);
             w.phase = kProducerArrive;
+            return true;
+          }
+          // Element path (model::tc_copy_parts): chunk by chunk, then the lane's own cp.async
+          // of an aligned operand waited for (cp.async.wait_all) before the plain arrive.
+          const model::TcCopyPart& part = parts_[std::size_t(w.part)];
+          const auto* runs = model::tc_copy_part_op(plan_, 0, part, c_.dtype, kStaged, op);
+          if (runs != nullptr) {
+            static const std::vector<model::Run> none;
+            model::append_tile_segments(w, map_, part.b ? none : *runs, part.b ? *runs : none,
+                                        c_, p_, w.k_begin + w.iter, k_end);
+          }
+          if (++w.part == int(parts_.size())) {
+            w.part = 0;
+            w.phase = parts_have_cp_async_ ? kProducerCommit : kProducerArrive;
           }
           return true;
         }
-        case kProducerStore:
-          model::tc_staged_store_op(plan_, 0, op);
-          op.reads = bit(kStaged);
+        case kProducerCommit:
+          op.kind = OpKind::CpAsyncCommit;
+          w.phase = kProducerDrain;
+          return true;
+        case kProducerDrain:
+          op.kind = OpKind::CpAsyncWait;
+          op.arg = 0;
           w.phase = kProducerArrive;
           return true;
         case kProducerArrive:
@@ -372,6 +391,8 @@ class WarpSpecializedModel final : public sim::KernelModel {
   bool hopper_;
   sim::LaunchGeometry geo_;
   bool a_vec_ = true, b_vec_ = true;
+  std::vector<model::TcCopyPart> parts_;  // the producer's copy when an operand is unaligned
+  bool parts_have_cp_async_ = false;
   int stores_per_warp_ = 1;
   // Ampere
   MmaShape mma_;

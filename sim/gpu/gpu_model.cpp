@@ -116,13 +116,19 @@ int GpuModel::ctas_per_sm(const GpuSpec& gpu, const LaunchGeometry& g, std::stri
   const int warp_regs =
       (g.regs_per_thread * 32 + sm.register_alloc_unit - 1) / sm.register_alloc_unit *
       sm.register_alloc_unit;
+  // Each sub-partition has its own quarter of the register file and a warp lives on one, so
+  // the warps that fit are counted per sub-partition (CUDA occupancy calculator; ncu's
+  // launch__occupancy_limit_registers is 1 for a 5-warp CTA of 200 registers per thread,
+  // validate/data/h100/ncu_stalls_elementwise_tiled.csv, where the whole file would hold 2).
+  const int sps = std::max(1, sm.sub_partitions);
+  const int reg_warps = warp_regs > 0 ? sps * (sm.registers / sps / warp_regs) : 0;
   const std::uint64_t smem =
       g.smem_per_cta + gpu.sm.smem_reserved_per_block.value;
   const Limit limits[] = {
       {sm.max_ctas, "CTA slots"},
       {sm.max_threads / std::max(1, g.threads_per_cta), "threads"},
       {sm.max_warps / std::max(1, g.warps_per_cta), "warps"},
-      {warp_regs > 0 ? sm.registers / (warp_regs * g.warps_per_cta) : sm.max_ctas, "registers"},
+      {warp_regs > 0 ? reg_warps / std::max(1, g.warps_per_cta) : sm.max_ctas, "registers"},
       {smem > 0 ? int(sm.smem_per_sm.value / smem) : sm.max_ctas, "shared memory"},
   };
   Limit best{sm.max_ctas, "CTA slots"};
@@ -302,6 +308,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
   auto ticks = [&](double cycles) { return clock_.ticks(cycles); };
   const Tick barrier_latency = ticks(gpu_.async.barrier_latency.value);
   const Tick smem_load_latency = ticks(gpu_.smem.load_latency.value);
+  const Tick l2_hit_latency = ticks(gpu_.l2.hit_latency.value);
   const Tick fma_latency = ticks(gpu_.fp32.latency.value);
   const double alu_chain_cycles = std::max(issue_cycles, gpu_.fp32.latency.value);
   const Tick cta_launch_latency = ticks(gpu_.sm.cta_launch_latency.value);
@@ -468,10 +475,27 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
           const Tick pipe_end = s + ticks(n * interval);
           sp.pipe_free[p] = pipe_end;
           sp.sched_free = s + ticks(n * issue_cycles);
-          mark(op.writes, pipe_end + lat, s + lat, WaitCause::Math);
           // In-order dispatch: the warp's next instruction issues after the last one of the
           // batch has entered the pipe.
           w.next_issue = s + ticks(std::max(n * issue_cycles, (n - 1) * interval + issue_cycles));
+          if (op.lds_chain) {
+            // Loads inside the batch: each takes an issue slot and its wavefronts on the MIO
+            // (after whatever is queued there), and the instructions after it wait for its data.
+            const double g = double(op.lds_chain);
+            const Tick ms = std::max(s, sm.mio_free);
+            sm.mio_free = ms + ticks(double(op.wavefronts) * mio_cycles_per_wavefront);
+            st.smem_wavefronts += op.wavefronts;
+            st.mio_busy_cycles += double(op.wavefronts) * mio_cycles_per_wavefront;
+            st.warp_instructions += op.lds_chain;
+            sp.sched_free += ticks(g * issue_cycles);
+            const Tick waits = (ms - s) + Tick(op.lds_chain) * smem_load_latency;
+            w.next_issue += waits + ticks(g * issue_cycles);
+            st.stalls.shared += clock_.cycles(waits);
+            mark(op.writes, std::max(pipe_end, w.next_issue) + lat,
+                 w.next_issue - ticks(issue_cycles) + lat, WaitCause::Math);
+          } else {
+            mark(op.writes, pipe_end + lat, s + lat, WaitCause::Math);
+          }
           break;
         }
         case OpKind::SharedLoad:
@@ -608,6 +632,9 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
                           ? s
                           : mem_.access(w.sm, MemOp::LoadBypassL1, w.cur.segments, s);
           mem_done = done;
+          // The unit requests the box at its own rate: the last request leaves it at tma_free
+          // and its data comes back no sooner than an L2 hit later.
+          done = std::max(done, sm.tma_free + l2_hit_latency);
           done += ws.tma_extra_latency;
           // The box (out-of-bounds parts zero-filled) is written to shared memory.
           const double wf = double(op.tx_bytes) / (double(gpu_.smem.banks) * gpu_.smem.bank_width.value);

@@ -68,6 +68,11 @@ struct Op {
   // predicates, loop control, conversions): one issue slot each, and a dependent chain on the
   // fixed-latency pipes, so each holds the warp for the FMA pipe's latency.
   std::uint32_t alu = 0;
+  // Math batches: shared loads the warp issues inside the batch, each feeding the instructions
+  // after it, so the batch waits out the shared-load latency that many times (a register-starved
+  // schedule keeping one operand value live at a time). Their wavefronts are in `wavefronts`;
+  // they are counted as instructions besides `count`.
+  std::uint32_t lds_chain = 0;
   std::uint64_t flops = 0;       // useful FLOPs of a Math batch (for counters)
   SlotMask reads = 0;
   SlotMask writes = 0;
@@ -90,6 +95,7 @@ struct WarpCursor {
   int phase = 0;
   int iter = 0;
   int sub = 0;
+  int part = 0;       // next op of a step the model emits as several (a tile copy's parts)
   std::vector<Segment> segments;
 };
 

@@ -227,3 +227,31 @@ TEST_CASE("A batch's integer instructions hold its warp for the ALU latency each
       h.cycles(ScriptedKernel(one_cta(4 * h.gpu.sm.sub_partitions), with_alu));
   CHECK(four_per_scheduler < 1.5 * chained);
 }
+
+TEST_CASE("Shared loads inside a math batch make its warp wait out the shared-load latency each, "
+          "and other warps fill the gaps", "[engine]") {
+  Harness h;
+  const double latency = h.gpu.smem.load_latency.value;
+  REQUIRE(latency > 1.0);
+  // One warp: 50 batches of 8 FFMAs, each batch with 7 shared loads feeding its FFMAs (the
+  // tiled kernel's one-B-value-at-a-time schedule), against the same batches without them.
+  auto plain = [](int, int) {
+    Op op = ffma(8);
+    op.reads = op.writes = 0;
+    return std::vector<Op>(50, op);
+  };
+  auto chained = [](int, int) {
+    Op op = ffma(8);
+    op.reads = op.writes = 0;
+    op.lds_chain = 7;
+    op.wavefronts = 7;
+    return std::vector<Op>(50, op);
+  };
+  const double base = h.cycles(ScriptedKernel(one_cta(1), plain));
+  const double with_loads = h.cycles(ScriptedKernel(one_cta(1), chained));
+  // Each load: one issue slot, one wavefront and the latency before the FFMAs after it.
+  CHECK(with_loads - base == Approx(50 * 7 * (latency + 1.0)).epsilon(0.15));
+  // Four warps per sub-partition hide most of it: the FMA pipe, not the chain, bounds them.
+  const double four = h.cycles(ScriptedKernel(one_cta(4 * h.gpu.sm.sub_partitions), chained));
+  CHECK(four < 2.0 * with_loads);
+}

@@ -1,6 +1,6 @@
 // gemmsim-microbench: calibration numbers for a GPU description (YAML) of gemmsim.
 //
-//   gemmsim-microbench [--out microbench.csv] [--quick]
+//   gemmsim-microbench [--out microbench.csv] [--quick] [--only GROUP]
 //
 // Writes `name,value,unit,sm_clock_mhz,method`. Cycle counts come from clock64() inside the
 // kernels (SM clock cycles); rates per SM divide a block's work by its own clock64 span (one
@@ -286,6 +286,49 @@ __global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int 
   probe_end(pr);
   __syncthreads();
   if (s[threadIdx.x].x == 0x12345678u) sink[0] = 1;
+}
+
+// Element-wise copy chunks, as the tensor-core kernels copy operands whose rows are not 16-byte
+// aligned (tensorop_gemm.cuh and ws_ampere.cuh, copy_chunk): lane l of warp w copies, per K tile of
+// 32 16-bit elements, the chunks (row 8 i + l / 4, elements 8 (l % 4) ..) of a block_m-row tile:
+// `n` predicated element loads (plain ld.global, as compiled: L1-allocating), packed, one
+// st.shared.v4. The store consumes the loads, so a lane's chunks go one after another. VEC:
+// one 16-byte ld.global.v4 per chunk instead (pitch a multiple of 8). T: uint16_t, or uint32_t
+// (tf32, K tiles of 16 elements, 4 per chunk). Block 0's clock64 span over its chunks.
+template <class T, int kN, bool kVec>
+__global__ void element_chunk_kernel(const T* a, int pitch, int rows, int ktiles, int valid,
+                                     uint32_t* sink, Probe* pr) {
+  constexpr int kPerChunk = 16 / sizeof(T);  // elements of one 16-byte chunk
+  constexpr int kCols = 4;                   // chunks per tile row (64-byte rows)
+  __shared__ uint4 s[128 * kCols];
+  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const T* base = a + static_cast<long long>(blockIdx.x % 16) * rows * pitch;  // 16 tiles
+  probe_start(pr);
+  for (int kt = 0; kt < ktiles; ++kt) {
+    for (int i = warp; i < rows / 8; i += warps) {
+      const int r = i * 8 + lane / kCols, c = lane % kCols;
+      const T* src = base + static_cast<long long>(r) * pitch + kt * kCols * kPerChunk +
+                     c * kPerChunk;
+      uint4 v;
+      if constexpr (kVec) {
+        v = *reinterpret_cast<const uint4*>(src);
+      } else {
+        uint32_t e[kPerChunk];
+#pragma unroll
+        for (int q = 0; q < kPerChunk; ++q) e[q] = q < kN && q < valid ? src[q] : 0u;
+        if constexpr (sizeof(T) == 2)
+          v = make_uint4(e[0] | (e[1] << 16), e[2] | (e[3] << 16), e[4] | (e[5] << 16),
+                         e[6] | (e[7] << 16));
+        else
+          v = make_uint4(e[0], e[1], e[2], e[3]);
+      }
+      gemmsim::dev::sts128(sb + 16u * ((r % 128) * kCols + c), v);
+    }
+  }
+  probe_end(pr);
+  __syncthreads();
+  if (s[threadIdx.x % (128 * kCols)].x == 0x12345678u) sink[0] = 1;
 }
 
 // ---- arithmetic ----------------------------------------------------------------------------
@@ -893,6 +936,85 @@ class Runner {
     }
   }
 
+  // Element-wise copy chunks (element_chunk_kernel): 128-row tiles of a row-major matrix with
+  // a pitch of 4097 elements (4096 for the 16-byte vector case), all K tiles of the rows, blocks
+  // sharing 16 tiles (L2-resident), timed on a second launch (L2 warm, as in the GEMMs, where
+  // the tiles of A are re-read by every CTA column).
+  template <class T, int kN, bool kVec>
+  void element_chunk(const char* name, int blocks, int warps, const std::string& what) {
+    const int rows = 128, pitch = kVec ? 4096 : 4097;
+    const int ktiles = (pitch - 8) / (64 / static_cast<int>(sizeof(T)));
+    T* buf = nullptr;
+    CK(cudaMalloc(&buf, sizeof(T) * 16 * rows * pitch));
+    CK(cudaMemset(buf, 1, sizeof(T) * 16 * rows * pitch));
+    for (int pass = 0; pass < 2; ++pass) {
+      element_chunk_kernel<T, kN, kVec>
+          <<<blocks, 32 * warps>>>(buf, pitch, rows, ktiles, 1 << 20,
+                                   static_cast<uint32_t*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+    }
+    const Probe p = probes(1)[0];
+    const double chunks = static_cast<double>(ktiles) * (rows / 8) / warps;  // per warp
+    add(name, static_cast<double>(p.c1 - p.c0) / chunks, "cycles", mhz(p),
+        what + ", " + std::to_string(blocks) + " block(s) of " + std::to_string(warps) +
+            " warp(s); cycles per chunk per warp (block 0's span)");
+    CK(cudaFree(buf));
+  }
+  void element_copy() {
+    const std::string u16 = "element-wise copy chunk: 8 predicated ld.global.u16 + st.shared.v4";
+    element_chunk<uint16_t, 8, false>("elem_chunk_u16x8_1warp", 1, 1, u16);
+    element_chunk<uint16_t, 4, false>("elem_chunk_u16x4_1warp", 1, 1,
+                                      "as elem_chunk_u16x8 with 4 loads");
+    element_chunk<uint16_t, 2, false>("elem_chunk_u16x2_1warp", 1, 1,
+                                      "as elem_chunk_u16x8 with 2 loads");
+    element_chunk<uint16_t, 1, false>("elem_chunk_u16x1_1warp", 1, 1,
+                                      "as elem_chunk_u16x8 with 1 load");
+    element_chunk<uint16_t, 8, true>("vec_chunk_v4_1warp", 1, 1,
+                                     "one 16-byte ld.global.v4 + st.shared.v4 per chunk");
+    element_chunk<uint32_t, 4, false>("elem_chunk_u32x4_1warp", 1, 1,
+                                      "tf32 chunk: 4 predicated ld.global.u32 + st.shared.v4");
+    element_chunk<uint16_t, 8, false>("elem_chunk_u16x8_1warp_allsm", sms_, 1, u16);
+    element_chunk<uint16_t, 8, false>("elem_chunk_u16x8_8warps_allsm", 2 * sms_, 4, u16);
+    element_chunk<uint16_t, 8, false>("elem_chunk_u16x8_16warps_allsm", 4 * sms_, 4, u16);
+  }
+
+  // The SM's own L2 port, against the aggregate: the cp.async stream of bandwidth() (256 threads
+  // x 1 block per SM, 12-16 16-byte chunks in flight per thread, L2-resident slices) run on 1
+  // to all SMs. Per-SM B/clk from each block's clock64 span; the aggregate from CUDA events.
+  void l2_port() {
+    const size_t fp = 16ull << 20;
+    uint4* a = nullptr;
+    CK(cudaMalloc(&a, fp));
+    CK(cudaMemset(a, 3, fp));
+    CK(cudaFuncSetAttribute(cp_async_bw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            kCpAsyncBwSmem));
+    const int chunks = quick_ ? 1024 : 4096;
+    for (const int blocks : {1, 2, 4, 8, 16, 33, 66, 99, sms_}) {
+      cp_async_bw_kernel<<<blocks, 256, kCpAsyncBwSmem>>>(a, fp / 16, chunks,
+                                                          static_cast<uint32_t*>(sink_), probe_);
+      CKL();
+      std::vector<float> t;
+      for (int r = 0; r < 3; ++r)
+        t.push_back(time_ms([&] {
+          cp_async_bw_kernel<<<blocks, 256, kCpAsyncBwSmem>>>(
+              a, fp / 16, chunks, static_cast<uint32_t*>(sink_), probe_);
+        }));
+      std::sort(t.begin(), t.end());
+      const auto ps = probes(blocks);
+      const double per_block = 256.0 * chunks * 16;
+      const std::string tag = std::to_string(blocks) + "sm";
+      add("cp_async_l2_bandwidth_per_sm_" + tag, per_block_rate(ps, per_block), "B/clk/SM",
+          mhz(ps[0]),
+          "cp.async.cg 16 B, 256 thr x 1 block on each of " + std::to_string(blocks) +
+              " SMs, 12-16 chunks in flight per thread, L2-resident slices; each block's "
+              "bytes / its clock64 span");
+      add("cp_async_l2_bandwidth_" + tag, blocks * per_block / (t[1] * 1e-3) / 1e9, "GB/s",
+          mhz(ps[0]), "same, all blocks' bytes / CUDA-event time (median of 3)");
+    }
+    CK(cudaFree(a));
+  }
+
   void launch() {
     for (int i = 0; i < 100; ++i) empty_kernel<<<1, 32>>>();
     CKL();
@@ -1013,11 +1135,12 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: gemmsim-microbench [--out FILE] [--quick] "
-                   "[--only smem|arithmetic|issue|global|bandwidth|launch]\n");
+                   "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch]\n");
       return 2;
     }
   }
-  const std::string groups[] = {"", "smem", "arithmetic", "issue", "global", "bandwidth", "launch"};
+  const std::string groups[] = {"",        "smem",   "arithmetic", "issue",    "global",
+                                "element", "l2port", "bandwidth",  "launch"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -1030,6 +1153,8 @@ int main(int argc, char** argv) {
     if (want("arithmetic")) r.arithmetic();
     if (want("issue")) r.issue();
     if (want("global")) r.global_latency();
+    if (want("element")) r.element_copy();
+    if (want("l2port")) r.l2_port();
     if (want("bandwidth")) r.bandwidth();
     if (want("launch")) r.launch();
     r.clock_and_device(true);
