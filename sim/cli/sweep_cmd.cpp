@@ -25,7 +25,7 @@ struct SweepCli {
   std::string hw, problem = "4096x4096x4096", dtype = "f16", kernel, model = "des";
   std::vector<std::string> overrides;
   std::string split_k = "1,2,4,8,16", split_k_mode = "atomic,reduction", swizzle = "1,2,4,8";
-  std::string reduced_k = "4,8";
+  std::string reduced_k = "8,16";
   std::string out;
   bool library = false, exact = false, exhaustive = false, best = false, force = false,
        no_progress = false;

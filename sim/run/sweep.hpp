@@ -29,8 +29,8 @@ struct SweepSpec {
   EnumerateOptions space;
   std::string model = "des";
   bool exact = false;
-  int reduced_k_tiles_1 = 4;  // the fast path's two reduced K-tile counts per CTA
-  int reduced_k_tiles_2 = 8;
+  int reduced_k_tiles_1 = 8;  // the fast path's two reduced K-tile counts per CTA
+  int reduced_k_tiles_2 = 16;
   // des only: simulate in order of a lower bound on the simulated time
   // (sim/analytic/lower_bound.hpp), in batches of `batch`, and skip the rest once the next
   // bound exceeds the keep-th best rank time found (max of time and bound); false simulates

@@ -109,6 +109,30 @@ TEST_CASE("Extrapolation stays close when the output bounds the reduced-K runs",
   CHECK(fast == Approx(exact).epsilon(0.20));
 }
 
+TEST_CASE("The default reduced K reaches the main loop's steady state", "[sweep]") {
+  // tf32 128x256x16 2x4w, split-K 2: from 4 and 8 K-tiles per CTA the slope was 1.4 us per
+  // K-tile (the split-K epilogue and the pipeline's prologue still dominate), so the sweep
+  // extrapolated 4096^3 to 495 us; the full simulation gives 1052 us and the H100 measured
+  // 1282 us (validate/data/h100/picks_s5a.csv). From 8 and 16 K-tiles the slope is the main loop's.
+  const GpuSpec gpu = load_gpu("h100");
+  GemmConfig c;
+  c.dtype = DType::TF32;
+  c.block_m = 128, c.block_n = 256, c.block_k = 16;
+  c.warps_m = 2, c.warps_n = 4;
+  c.smem_layout = SmemLayout::Swizzled;
+  c.split_k = 2;
+  c.swizzle = 4;
+  const GemmProblem p{2048, 2048, 4096};
+  const SweepSpec defaults;
+  bool extrapolated = false;
+  const double fast = extrapolated_time_us(gpu, c, p, defaults.reduced_k_tiles_1,
+                                           defaults.reduced_k_tiles_2, &extrapolated);
+  const double exact = predict(gpu, c, p).time_us;
+  INFO("extrapolated " << fast << " us, simulated " << exact << " us");
+  CHECK(extrapolated);
+  CHECK(fast == Approx(exact).epsilon(0.15));
+}
+
 TEST_CASE("A sweep gives the same rows for any thread count, and pruning keeps the best",
           "[sweep]") {
   const GpuSpec gpu = load_gpu("h100");
