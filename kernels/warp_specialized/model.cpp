@@ -8,9 +8,10 @@
 // (u >= 1); its 32 lanes issue the cp.async.cg copies of the A and B tiles (chunk e = lane +
 // 32 i, the pipelined kernel's layouts); cp.async.mbarrier.arrive.noinc on FULL[s] (32
 // arrivals, each when the lane's copies have landed). Without 16-byte aligned rows: element
-// loads and st.shared chunk by chunk (model::tc_copy_parts), cp.async.wait_all, plain arrive. Consumer warps, per K tile: wait FULL[s] phase u; ldmatrix
-// the first step's fragments; per mma-k step: the next step's fragments (or, at the last step,
-// one arrive on EMPTY[s]), then the step's mma.sync batch. Epilogue: stores from registers.
+// loads and st.shared chunk by chunk (model::tc_copy_parts), cp.async.wait_all, plain arrive.
+// Consumer warps, per K tile: wait FULL[s] phase u; ldmatrix the first step's fragments; per
+// mma-k step: the next step's fragments (or, at the last step, one arrive on EMPTY[s]), then
+// the step's mma.sync batch. Epilogue: stores from registers.
 //
 // Hopper (sm_90a). Producer warpgroup (warps 4c .. 4c+3): one thread, per K tile: wait
 // EMPTY[s] phase u - 1 (u >= 1); mbarrier.arrive.expect_tx FULL[s] with the stage's bytes;
@@ -45,7 +46,8 @@ using sim::WarpCursor;
 constexpr int kFrag0 = 0, kFrag1 = 1, kAcc = 2, kStaged = 3;
 
 enum Phase {
-  kProducerWait, kProducerCopy, kProducerCommit, kProducerDrain, kProducerArrive,              // Ampere producer
+  kProducerWait, kProducerCopy, kProducerCommit, kProducerDrain,              // Ampere producer
+  kProducerArrive,
   kConsumerWait, kConsumerStep,                                                // Ampere consumer
   kTmaWait, kTmaArrive, kTmaA, kTmaB,                                          // Hopper producer
   kWgWait, kWgMma, kWgCommit, kWgWaitGroup, kWgRelease, kWgDrain,              // Hopper consumer
