@@ -5,9 +5,10 @@
 #
 #   ranks   tests/data/dist/small_study.yaml (312 simulations) without mpirun and on 1, 2 and 4
 #           ranks: the CSVs are identical, byte for byte
-#   resume  the study on 4 ranks killed (SIGTERM to mpirun) once 60 points are journaled, a torn
-#           line appended to the journal as a killed writer leaves it, then resumed on 2 ranks:
-#           the CSV of an uninterrupted run, and no point evaluated twice
+#   resume  the study with larger problems on 4 ranks killed (SIGTERM to mpirun) once 60 points
+#           are journaled, a torn line appended to the journal as a killed writer leaves it,
+#           then resumed on 2 ranks: the CSV of an uninterrupted run, and no point evaluated
+#           twice
 #   sweep   gemmsim sweep on 3 ranks writes the CSV of the run without mpirun
 #
 # Open MPI refuses to start as root without --allow-run-as-root (CI may be root), and more
@@ -36,7 +37,13 @@ ranks)
   done
   ;;
 resume)
+  # Larger problems than the ranks check, so that the killed run cannot finish between two
+  # polls of its journal (the small study takes about 2 s on an idle 2-core machine).
+  sed 's/^problems: .*/problems: [1024x1024x1024, 2048x1024x512, 1024x1024x2048]/' "$study" \
+    > "$dir/resume_study.yaml"
+  study="$dir/resume_study.yaml"
   "$gemmsim" study "$study" --out "$dir/local" --no-plot --threads 2 > /dev/null
+  points=$(entries "$dir/local/mpi-small.csv.journal")
   mkdir -p "$dir/killed"
   journal="$dir/killed/mpi-small.csv.journal"
   "$mpiexec" "${flags[@]}" -n 4 "$gemmsim" study "$study" --out "$dir/killed" --no-plot \
