@@ -224,6 +224,13 @@ void tc_copy_op(const TcCopyPlan& plan, int warp, bool a_vec, bool b_vec, DType 
   op.l1_lines = lines;
 }
 
+void append_part_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPart& part,
+                          const std::vector<Run>& runs, const GemmConfig& c, const GemmProblem& p,
+                          int k_tile, long long k_end) {
+  static const std::vector<Run> none;
+  append_tile_segments(w, map, part.b ? none : runs, part.b ? runs : none, c, p, k_tile, k_end);
+}
+
 void tc_staged_store_op(const TcCopyPlan& plan, int warp, sim::Op& op) {
   op.kind = sim::OpKind::SharedStore;
   op.count = plan.copy_a[warp].insts + plan.copy_b[warp].insts;

@@ -58,6 +58,12 @@ std::vector<TcCopyPart> tc_copy_parts(const TcCopyPlan& plan, int warp, bool a_v
 const std::vector<Run>* tc_copy_part_op(const TcCopyPlan& plan, int warp, const TcCopyPart& part,
                                         DType t, int staged, sim::Op& op);
 
+// The global segments of K tile `k_tile` that a part reads: `runs` (tc_copy_part_op's result)
+// of the part's operand.
+void append_part_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPart& part,
+                          const std::vector<Run>& runs, const GemmConfig& c, const GemmProblem& p,
+                          int k_tile, long long k_end);
+
 // Per (compute warp, k step): the fragment loads of one mma-k step, warp w at
 // (w / warps_n, w % warps_n). `mma` is the shape the warp's instructions cover.
 std::vector<SmemCost> tc_fragment_costs(const GemmConfig& c, const GpuSpec& gpu,

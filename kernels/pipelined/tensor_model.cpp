@@ -361,9 +361,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     const auto* runs = model::tc_copy_part_op(plan_, w.warp, part, c_.dtype, kStaged, op);
     if (runs != nullptr) {
       const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
-      static const std::vector<model::Run> none;
-      model::append_tile_segments(w, map_, part.b ? none : *runs, part.b ? *runs : none, c_, p_,
-                                  k_tile, k_end);
+      model::append_part_segments(w, map_, part, *runs, c_, p_, k_tile, k_end);
     }
     if (++w.part < int(parts.size())) return true;
     w.part = 0;

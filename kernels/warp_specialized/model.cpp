@@ -171,11 +171,8 @@ class WarpSpecializedModel final : public sim::KernelModel {
           // of an aligned operand waited for (cp.async.wait_all) before the plain arrive.
           const model::TcCopyPart& part = parts_[std::size_t(w.part)];
           const auto* runs = model::tc_copy_part_op(plan_, 0, part, c_.dtype, kStaged, op);
-          if (runs != nullptr) {
-            static const std::vector<model::Run> none;
-            model::append_tile_segments(w, map_, part.b ? none : *runs, part.b ? *runs : none,
-                                        c_, p_, w.k_begin + w.iter, k_end);
-          }
+          if (runs != nullptr)
+            model::append_part_segments(w, map_, part, *runs, c_, p_, w.k_begin + w.iter, k_end);
           if (++w.part == int(parts_.size())) {
             w.part = 0;
             w.phase = parts_have_cp_async_ ? kProducerCommit : kProducerArrive;
