@@ -81,10 +81,11 @@ inline CtaTile begin_tile_warp(sim::WarpCursor& w, const CtaRaster& raster, int 
 
 // The bytes one warp copies of K tile `k_tile` (A rows x K, B K x columns), clipped to the
 // problem and to the slice's K end `k_end`: what lies outside is zero-filled in shared memory.
-inline void append_tile_segments(sim::WarpCursor& w, const AddressMap& map,
-                                 const std::vector<Run>& a_runs, const std::vector<Run>& b_runs,
-                                 const GemmConfig& c, const GemmProblem& p, int k_tile,
-                                 long long k_end) {
+// Appended to `out` (w.segments, or w.refetch for the sectors requested a second time).
+inline void append_tile_segments(std::vector<sim::Segment>& out, const sim::WarpCursor& w,
+                                 const AddressMap& map, const std::vector<Run>& a_runs,
+                                 const std::vector<Run>& b_runs, const GemmConfig& c,
+                                 const GemmProblem& p, int k_tile, long long k_end) {
   const long long row0 = (long long)w.tile_m * c.block_m;
   const long long col0 = (long long)w.tile_n * c.block_n;
   const long long k0 = (long long)k_tile * c.block_k;
@@ -92,14 +93,20 @@ inline void append_tile_segments(sim::WarpCursor& w, const AddressMap& map,
     const long long row = row0 + r.row, col = k0 + r.col;
     if (row >= p.m || col >= k_end) continue;
     const long long n = std::min<long long>(r.elems, k_end - col);
-    w.segments.push_back(sim::Segment{map.a_addr(row, col), std::uint32_t(n * map.elem)});
+    out.push_back(sim::Segment{map.a_addr(row, col), std::uint32_t(n * map.elem)});
   }
   for (const Run& r : b_runs) {
     const long long row = k0 + r.row, col = col0 + r.col;
     if (row >= k_end || col >= p.n) continue;
     const long long n = std::min<long long>(r.elems, p.n - col);
-    w.segments.push_back(sim::Segment{map.b_addr(row, col), std::uint32_t(n * map.elem)});
+    out.push_back(sim::Segment{map.b_addr(row, col), std::uint32_t(n * map.elem)});
   }
+}
+inline void append_tile_segments(sim::WarpCursor& w, const AddressMap& map,
+                                 const std::vector<Run>& a_runs, const std::vector<Run>& b_runs,
+                                 const GemmConfig& c, const GemmProblem& p, int k_tile,
+                                 long long k_end) {
+  append_tile_segments(w.segments, w, map, a_runs, b_runs, c, p, k_tile, k_end);
 }
 
 // The output rows of one warp's tile: into C (stores, or atomics for split-K atomic) or into

@@ -10,9 +10,25 @@
 
 namespace gemmsim::model {
 
+std::vector<int> cp_async_refetch_lanes(std::span<const std::int64_t> global,
+                                        std::span<const std::uint32_t> smem) {
+  constexpr int kSector = 32;
+  std::vector<int> again;
+  for (std::size_t l = 0; l < global.size(); ++l)
+    for (std::size_t prior = 0; prior < l; ++prior) {
+      if (global[prior] / kSector != global[l] / kSector) continue;
+      // The first earlier lane of the same global sector decides: same shared sector, no
+      // second request. (16-byte chunks: a sector has at most two lanes.)
+      if (smem[prior] / kSector != smem[l] / kSector) again.push_back(int(l));
+      break;
+    }
+  return again;
+}
+
 // Which 16-byte chunks of the A and B tiles each warp copies (chunk e = tid + i * threads),
 // and what their shared-memory stores cost, from the kernel's own layout functions.
-TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads) {
+TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads,
+                        const GemmProblem* p) {
   TcCopyPlan out;
   const int T = threads;
   const int warps = T / 32;
@@ -25,21 +41,30 @@ TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads) {
   out.copy_b.assign(warps, {});
   out.insts_a.assign(warps, {});
   out.insts_b.assign(warps, {});
-  auto plan = [&](int rows, int cpr, int mult, std::uint32_t base,
+  out.refetch_a.assign(warps, {});
+  out.refetch_b.assign(warps, {});
+  // Global row pitches (bytes): a tile's first row starts a sector (tiles start at even rows
+  // of a 16-byte-aligned pitch, buffers 2 MiB aligned), so row r starts at r * pitch mod 32.
+  const long long eb = element_bytes(c.dtype);
+  const long long pitch_a = p ? p->k * eb : 0, pitch_b = p ? p->n * eb : 0;
+  auto plan = [&](int rows, int cpr, int mult, std::uint32_t base, long long pitch,
                   std::vector<std::vector<Run>>& runs, std::vector<SmemCost>& cost,
-                  std::vector<std::vector<TcCopyInst>>& insts) {
+                  std::vector<std::vector<TcCopyInst>>& insts,
+                  std::vector<std::vector<Run>>& refetch) {
     const int chunks = rows * cpr;
     for (int first = 0; first < chunks; first += T) {
       for (int wp = 0; wp < warps; ++wp) {
         TcCopyInst inst;
         std::array<std::uint32_t, 32> addr{};
         std::array<std::pair<int, int>, 32> global{};
+        std::array<std::int64_t, 32> global_byte{};
         int lanes = 0;
         for (int l = 0; l < 32; ++l) {
           const int e = first + wp * 32 + l;
           if (e >= chunks) break;
           const int r = e / cpr, ch = e % cpr;
           global[lanes] = {r, ch * 16};
+          global_byte[lanes] = (r * pitch) % 32 + std::int64_t(r) * 4096 * 32 + ch * 16;
           addr[lanes++] = base + std::uint32_t(tc_chunk_offset(c.smem_layout, r, ch, cpr, mult));
           model::add_run(runs[wp], r, ch * vec, vec);
           model::add_run(inst.runs, r, ch * vec, vec);
@@ -53,12 +78,16 @@ TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads) {
         inst.cost.add(wf, ideal);
         inst.cost.lines = lines;
         insts[wp].push_back(std::move(inst));
+        for (const int l : cp_async_refetch_lanes({global_byte.data(), std::size_t(lanes)},
+                                                  {addr.data(), std::size_t(lanes)}))
+          model::add_run(refetch[wp], global[l].first, global[l].second / int(eb), vec);
       }
     }
   };
-  plan(c.block_m, ca, tc_swizzle_mult(c.dtype, false), 0, out.runs_a, out.copy_a, out.insts_a);
-  plan(c.block_k, cb, tc_swizzle_mult(c.dtype, true), a_stage, out.runs_b, out.copy_b,
-       out.insts_b);
+  plan(c.block_m, ca, tc_swizzle_mult(c.dtype, false), 0, pitch_a, out.runs_a, out.copy_a,
+       out.insts_a, out.refetch_a);
+  plan(c.block_k, cb, tc_swizzle_mult(c.dtype, true), a_stage, pitch_b, out.runs_b, out.copy_b,
+       out.insts_b, out.refetch_b);
   return out;
 }
 
@@ -229,6 +258,15 @@ void append_part_segments(sim::WarpCursor& w, const AddressMap& map, const TcCop
                           int k_tile, long long k_end) {
   static const std::vector<Run> none;
   append_tile_segments(w, map, part.b ? none : runs, part.b ? runs : none, c, p, k_tile, k_end);
+}
+
+void append_refetch_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPlan& plan,
+                             int warp, bool a, bool b, const GemmConfig& c, const GemmProblem& p,
+                             int k_tile, long long k_end) {
+  static const std::vector<Run> none;
+  const auto wp = std::size_t(warp);
+  append_tile_segments(w.refetch, w, map, a ? plan.refetch_a[wp] : none,
+                       b ? plan.refetch_b[wp] : none, c, p, k_tile, k_end);
 }
 
 void tc_staged_store_op(const TcCopyPlan& plan, int warp, sim::Op& op) {

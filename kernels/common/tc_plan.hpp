@@ -5,6 +5,8 @@
 // warp-specialized Ampere model, whose kernels use the same layouts and fragment code.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <vector>
 
 #include "hw/gpu_spec.hpp"
@@ -22,12 +24,33 @@ struct TcCopyInst {
 
 struct TcCopyPlan {
   std::vector<std::vector<Run>> runs_a, runs_b;  // per copying warp, one K tile
+  // Per copying warp, one K tile: the 32-byte global sectors a cp.async requests twice because
+  // its lanes put the sector's two 16-byte halves into two different 32-byte shared-memory
+  // sectors (cp_async_refetch_sectors).
+  std::vector<std::vector<Run>> refetch_a, refetch_b;
   std::vector<SmemCost> copy_a, copy_b;          // per copying warp, one K tile
   std::vector<std::vector<TcCopyInst>> insts_a, insts_b;  // per copying warp, per instruction
 };
 
+// A cp.async.cg moves data from L2 into shared memory in 32-byte sectors: a global sector
+// whose two 16-byte halves land in two different 32-byte shared-memory sectors is requested
+// from L2 once per shared sector. Measured (validate/data/h100/ncu_pad_layout.csv): the padded
+// layout, whose odd rows start 16 bytes into a shared sector (row pitch = 16 mod 32), reads
+// exactly 1.5x the L2 sectors of the swizzled layout with the same cp.async instructions
+// (bf16 128x128x32 at 4096^3: 100.7 M against 67.1 M; 64x64x32 at 2048^3: 25.2 M against
+// 16.8 M), while its shared-memory stores have no bank conflicts.
+// For one warp instruction of `lanes` 16-byte chunks, given each lane's global byte address
+// (any origin) and shared-memory byte address, returns the lanes whose chunk is requested a
+// second time: for each global sector, every lane after the first whose shared sector differs
+// from those of the sector's earlier lanes.
+std::vector<int> cp_async_refetch_lanes(std::span<const std::int64_t> global,
+                                        std::span<const std::uint32_t> smem);
+
 // `threads` copy the tile, chunk e going to thread e % threads (chunk e = tid + i * threads).
-TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads);
+// `p`, when given, sets where the global sectors of each tile row start (a row pitch of 16
+// mod 32 bytes starts every odd row mid-sector); without it every row starts a sector.
+TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads,
+                        const GemmProblem* p = nullptr);
 
 // One K tile's copy by copying warp `warp`: kind, instructions, wavefronts and lines (the
 // segments come from append_tile_segments). Operands whose rows are 16-byte aligned go by
@@ -63,6 +86,12 @@ const std::vector<Run>* tc_copy_part_op(const TcCopyPlan& plan, int warp, const 
 void append_part_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPart& part,
                           const std::vector<Run>& runs, const GemmConfig& c, const GemmProblem& p,
                           int k_tile, long long k_end);
+
+// The sectors a cp.async copy of K tile `k_tile` by copying warp `warp` requests a second time
+// (TcCopyPlan::refetch_a/b of the operands it copies by cp.async), into w.refetch.
+void append_refetch_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPlan& plan,
+                             int warp, bool a, bool b, const GemmConfig& c, const GemmProblem& p,
+                             int k_tile, long long k_end);
 
 // Per (compute warp, k step): the fragment loads of one mma-k step, warp w at
 // (w / warps_n, w % warps_n). `mma` is the shape the warp's instructions cover.

@@ -71,7 +71,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     a_vec_ = p.k % tc_vec_elems(c.dtype) == 0;
     b_vec_ = p.n % tc_vec_elems(c.dtype) == 0;
     ldmatrix_ = gpu.features.ldmatrix;
-    plan_ = model::tc_copy_plan(c, gpu, c.threads());
+    plan_ = model::tc_copy_plan(c, gpu, c.threads(), &p);
     parts_.assign(std::size_t(c.threads() / 32), {});
     if (async_ && !(a_vec_ && b_vec_))
       for (int wp = 0; wp < c.threads() / 32; ++wp)
@@ -345,6 +345,8 @@ class TensorPipelinedModel final : public sim::KernelModel {
     const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
     model::append_tile_segments(w, map_, plan_.runs_a[w.warp], plan_.runs_b[w.warp], c_, p_,
                                 k_tile, k_end);
+    if (async_ && op.kind == OpKind::CpAsync)  // (the staged kernel loads into registers)
+      model::append_refetch_segments(w, map_, plan_, w.warp, true, true, c_, p_, k_tile, k_end);
   }
 
   // The next op of the cp.async kernel's copy of K tile `k_tile`; false once it was the last.
@@ -362,6 +364,9 @@ class TensorPipelinedModel final : public sim::KernelModel {
     if (runs != nullptr) {
       const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
       model::append_part_segments(w, map_, part, *runs, c_, p_, k_tile, k_end);
+      if (op.kind == OpKind::CpAsync)
+        model::append_refetch_segments(w, map_, plan_, w.warp, !part.b, part.b, c_, p_, k_tile,
+                                       k_end);
     }
     if (++w.part < int(parts.size())) return true;
     w.part = 0;

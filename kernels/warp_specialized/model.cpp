@@ -87,7 +87,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
       kk_steps_ = c.block_k / mma_.k;
       mma_per_step_ = (c.warp_tile_m() / mma_.m) * (c.warp_tile_n() / mma_.n);
       flops_per_mma_ = 2ull * mma_.m * mma_.n * mma_.k;
-      plan_ = model::tc_copy_plan(c, gpu, 32);  // the producer warp's 32 lanes
+      plan_ = model::tc_copy_plan(c, gpu, 32, &p);  // the producer warp's 32 lanes
       if (!(a_vec_ && b_vec_)) {
         parts_ = model::tc_copy_parts(plan_, 0, a_vec_, b_vec_);
         parts_have_cp_async_ = a_vec_ || b_vec_;
@@ -164,6 +164,9 @@ class WarpSpecializedModel final : public sim::KernelModel {
             op.alu = model::copy_alu(op.count);
             model::append_tile_segments(w, map_, plan_.runs_a[0], plan_.runs_b[0], c_, p_,
                                         w.k_begin + w.iter, k_end);
+            if (op.kind == OpKind::CpAsync)
+              model::append_refetch_segments(w, map_, plan_, 0, true, true, c_, p_,
+                                             w.k_begin + w.iter, k_end);
             w.phase = kProducerArrive;
             return true;
           }
@@ -173,6 +176,9 @@ class WarpSpecializedModel final : public sim::KernelModel {
           const auto* runs = model::tc_copy_part_op(plan_, 0, part, c_.dtype, kStaged, op);
           if (runs != nullptr)
             model::append_part_segments(w, map_, part, *runs, c_, p_, w.k_begin + w.iter, k_end);
+          if (op.kind == OpKind::CpAsync)
+            model::append_refetch_segments(w, map_, plan_, 0, !part.b, part.b, c_, p_,
+                                           w.k_begin + w.iter, k_end);
           if (++w.part == int(parts_.size())) {
             w.part = 0;
             w.phase = parts_have_cp_async_ ? kProducerCommit : kProducerArrive;

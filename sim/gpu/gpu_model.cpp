@@ -360,6 +360,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
   // chain that holds the warp for the fixed ALU latency per instruction, starting when the
   // warp can next issue; their scheduler slots are taken at the first free ones.
   auto fetch = [&](WarpState& w, SubPartition& sp, Tick now) {
+    w.cur.refetch.clear();
     if (w.out_of_ops || !kernel.next_op(w.cur, w.op)) {
       w.out_of_ops = true;
       return false;
@@ -534,7 +535,9 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
                             : op.kind == OpKind::CpAsync  ? MemOp::LoadBypassL1
                             : op.kind == OpKind::Atomic   ? MemOp::Atomic
                                                           : MemOp::Store;
-          const Tick done = w.cur.segments.empty() ? s : mem_.access(w.sm, mop, w.cur.segments, s);
+          Tick done = w.cur.segments.empty() ? s : mem_.access(w.sm, mop, w.cur.segments, s);
+          if (!w.cur.refetch.empty())
+            done = std::max(done, mem_.access(w.sm, mop, w.cur.refetch, s));
           mem_done = done;
           if (op.kind == OpKind::GlobalLoad) {
             mark(op.writes, done, done, WaitCause::Memory);

@@ -97,6 +97,10 @@ struct WarpCursor {
   int sub = 0;
   int part = 0;       // next op of a step the model emits as several (a tile copy's parts)
   std::vector<Segment> segments;
+  // cp.async only: bytes the same instructions request from L2 a second time, as separate
+  // requests after `segments` (a global sector split over two shared-memory sectors,
+  // kernels/common/tc_plan.hpp). Cleared by the engine before every next_op().
+  std::vector<Segment> refetch;
 };
 
 struct LaunchGeometry {

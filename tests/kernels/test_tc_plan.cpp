@@ -2,9 +2,11 @@
 // occupancy rests on (kernels/common/legality.cpp), against the real kernels' code and ptxas.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "hw/loader.hpp"
 #include "kernels/common/legality.hpp"
@@ -115,4 +117,43 @@ TEST_CASE("Register estimates of the warp-specialized Ampere kernels follow ptxa
   }
   INFO("mean |ptxas - estimate| over " << seen.size() << " kernels");
   CHECK(sum / double(seen.size()) <= 15.0);
+}
+
+TEST_CASE("cp.async requests a global sector again when its halves land in two shared sectors",
+          "[kernels][tc_plan]") {
+  SECTION("the lane rule") {
+    // Lanes 0 and 1 share global sector 0 and shared sector 0; lanes 2 and 3 share global
+    // sector 1 but go to shared sectors 1 and 2.
+    const std::vector<std::int64_t> global{0, 16, 32, 48};
+    const std::vector<std::uint32_t> smem{0, 16, 48, 64};
+    CHECK(model::cp_async_refetch_lanes(global, smem) == std::vector<int>{3});
+  }
+  const GpuSpec gpu = load_gpu("h100");
+  auto refetched_sectors = [](const model::TcCopyPlan& plan) {
+    int sectors = 0;
+    for (const auto& per_warp : {plan.refetch_a, plan.refetch_b})
+      for (const auto& runs : per_warp)
+        for (const auto& r : runs) sectors += r.elems * 2 / 16;  // bf16: 16-byte halves
+    return sectors;
+  };
+  // bf16 128x128x32: A 128 rows x 64 B, B 32 rows x 256 B, 8 KiB each = 256 sectors each.
+  GemmConfig c = tensor(DType::BF16, 128, 128, 32, 2, 2);
+  const GemmProblem aligned{4096, 4096, 4096};
+  SECTION("the swizzled layout keeps every sector whole when rows start a sector") {
+    CHECK(refetched_sectors(model::tc_copy_plan(c, gpu, c.threads(), &aligned)) == 0);
+  }
+  SECTION("the padded layout (pitch 16 mod 32) splits every sector of its odd rows: 1.5x, as "
+          "Nsight Compute counts (ncu_pad_layout.csv)") {
+    c.smem_layout = SmemLayout::Padded;
+    CHECK(refetched_sectors(model::tc_copy_plan(c, gpu, c.threads(), &aligned)) == 256);
+  }
+  SECTION("a global row pitch of 16 mod 32 bytes splits the swizzled layout's odd rows too") {
+    const GemmProblem odd_k{4096, 4096, 1000};  // A rows of 2000 B: odd rows start mid-sector
+    const model::TcCopyPlan plan = model::tc_copy_plan(c, gpu, c.threads(), &odd_k);
+    int a = 0;
+    for (const auto& runs : plan.refetch_a)
+      for (const auto& r : runs) a += r.elems * 2 / 16;
+    CHECK(a == 64);  // each odd row touches 3 sectors, of which the middle one is split
+    CHECK(refetched_sectors(plan) == a);
+  }
 }
