@@ -198,27 +198,12 @@ class SimtModel final : public sim::KernelModel {
     plan(c_.block_m, c_.block_k, va, scalar_a, true, a_ld, 0, runs_a_);
     plan(c_.block_k, c_.block_n, vb, scalar_b, false, b_ld, b_base, runs_b_);
 
-    // Fragment loads for one k step (the bank pattern is the same for every k and warp).
-    // Lane l sits at (ly, lx) = (l / LX, l % LX).
-    const int lx_n = simt_lanes_x(c_), ly_n = simt_lanes_y(c_);
-    auto frag = [&](bool along_m, int per_thread, std::uint32_t base) {
-      const int vec = vector_kernel ? 4 : 1;
-      const int lanes_along = along_m ? ly_n : lx_n;
-      const int stride = vector_kernel ? 4 * lanes_along : (along_m ? c_.block_m / c_.thread_m
-                                                                    : c_.block_n / c_.thread_n);
-      for (int g = 0; g < per_thread / vec; ++g) {
-        std::array<std::uint32_t, 32> addr{};
-        for (int l = 0; l < 32; ++l) {
-          const int pos = along_m ? l / lx_n : l % lx_n;
-          const int idx = g * stride + pos * vec;
-          addr[l] = base + std::uint32_t(idx * 4);
-        }
-        lds_.add(sim::smem_wavefronts(addr, vec * 4, gpu.smem), model::ideal_wavefronts(32, vec * 4));
-      }
-    };
-    frag(true, c_.thread_m, 0);
-    const SmemCost a_only = lds_;
-    frag(false, c_.thread_n, b_base);
+    const model::SimtFragmentCost frag = model::simt_fragment_cost(c_, gpu);
+    lds_ = frag.a;
+    lds_.wavefronts += frag.b.wavefronts;
+    lds_.conflicts += frag.b.conflicts;
+    lds_.insts += frag.b.insts;
+    const SmemCost a_only = frag.a;
     halves_ = c_.block_k >= 2 ? 2 : 1;
     steps_per_half_ = c_.block_k / halves_;
     if (!vector_kernel && c_.thread_n > 1) {
@@ -280,6 +265,35 @@ class SimtModel final : public sim::KernelModel {
 };
 
 }  // namespace
+
+namespace model {
+
+SimtFragmentCost simt_fragment_cost(const GemmConfig& c, const GpuSpec& gpu) {
+  // Lane l sits at (ly, lx) = (l / LX, l % LX); A transposed in shared memory, B after it.
+  const bool vector_kernel = c.family != Family::Tiled;
+  const int lx_n = simt_lanes_x(c), ly_n = simt_lanes_y(c);
+  const auto b_base = std::uint32_t(c.block_k * simt_a_row_floats(c) * 4);
+  auto frag = [&](bool along_m, int per_thread, std::uint32_t base) {
+    SmemCost cost;
+    const int vec = vector_kernel ? 4 : 1;
+    const int lanes_along = along_m ? ly_n : lx_n;
+    const int stride = vector_kernel ? 4 * lanes_along
+                                     : (along_m ? c.block_m / c.thread_m : c.block_n / c.thread_n);
+    for (int g = 0; g < per_thread / vec; ++g) {
+      std::array<std::uint32_t, 32> addr{};
+      for (int l = 0; l < 32; ++l) {
+        const int pos = along_m ? l / lx_n : l % lx_n;
+        const int idx = g * stride + pos * vec;
+        addr[l] = base + std::uint32_t(idx * 4);
+      }
+      cost.add(sim::smem_wavefronts(addr, vec * 4, gpu.smem), ideal_wavefronts(32, vec * 4));
+    }
+    return cost;
+  };
+  return SimtFragmentCost{frag(true, c.thread_m, 0), frag(false, c.thread_n, b_base)};
+}
+
+}  // namespace model
 
 std::unique_ptr<sim::KernelModel> make_simt_model(const GemmConfig& c, const GemmProblem& p,
                                                   const GpuSpec& gpu) {

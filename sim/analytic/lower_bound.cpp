@@ -9,6 +9,7 @@
 #include "kernels/common/tc_plan.hpp"
 #include "kernels/common/tile_rules.hpp"
 #include "kernels/common/ws_layout.hpp"
+#include "kernels/tiled/model.hpp"
 #include "sim/analytic/support.hpp"
 #include "sim/run/run.hpp"
 
@@ -70,6 +71,18 @@ TileMio tile_mio_cached(const GemmConfig& c, const GpuSpec& gpu) {
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   return cache.emplace(key, tile_mio(c, gpu)).first->second;
+}
+
+// The SIMT fragment costs per k step (kernels/tiled/model.hpp), cached like tile_mio.
+model::SimtFragmentCost simt_fragment_cached(const GemmConfig& c, const GpuSpec& gpu) {
+  using Key = std::tuple<std::string, int, int, int, int, int, int, int, int>;
+  thread_local std::map<Key, model::SimtFragmentCost> cache;
+  const Key key{gpu.key + "/" + gpu.name, int(c.family), c.block_m, c.block_n, c.block_k,
+                c.warps_m,                c.warps_n,    c.thread_m, c.thread_n};
+  if (cache.size() > 4096) cache.clear();
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  return cache.emplace(key, model::simt_fragment_cost(c, gpu)).first->second;
 }
 
 // A bound for one streaming launch (kernels/common/aux_models.cpp: 256 threads per CTA, 16
@@ -197,19 +210,29 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
   const double math_s = busiest(kt_total * tile_fma, kt_min * tile_fma) / fma_per_clk +
                         math_lat + store_tail;
 
-  // ---- Shared-memory port (MIO) ---------------------------------------------------------------
+  // ---- Shared-memory port (MIO) and issue ---------------------------------------------------
   // Tensor-core kernels: the copy into shared memory and the operand reads, from the models'
   // own cost functions; the last reservation on an SM is an operand read, which its math waits
-  // for. SIMT kernels: each warp's fragments, (Wm + Wn) x K elements, at smem.bytes_per_clk.
-  double mio_s = 0;
+  // for. SIMT kernels: each warp's fragment loads of every k step with the wavefronts the
+  // model charges them (model::simt_fragment_cost: a 16-byte load takes at least four, bank
+  // conflicts included), and on the busiest sub-partition the issue slots of those loads and
+  // of the FFMAs (the model's other instructions only add to both).
+  double mio_s = 0, issue_s = 0;
+  double simt_warp_issue_per_k = 0;  // SIMT: one warp's FFMAs and fragment loads per k step
   if (tc) {
     const TileMio t = tile_mio_cached(c, gpu);
     const double per_tile = (t.fill + t.operand) * mio_cyc;
     mio_s = busiest(kt_total * per_tile, kt_min * per_tile) + (hopper ? wgmma_fixed : ldm_lat);
   } else {
-    const double frag = (double(c.warp_tile_m()) + c.warp_tile_n()) * e * c.compute_warps();
+    const model::SimtFragmentCost f = simt_fragment_cached(c, gpu);
+    const double warps = c.compute_warps();
     const double k_cov = double(ceil_div_ll(p.k, c.block_k) * c.block_k);
-    mio_s = busiest(frag * tiles * k_cov, frag * kt_min * c.block_k) / gpu.smem.bytes_per_clk;
+    const double wf = double(f.a.wavefronts + f.b.wavefronts) * warps;
+    mio_s = busiest(wf * tiles * k_cov, wf * kt_min * c.block_k) * mio_cyc;
+    simt_warp_issue_per_k = double(c.thread_m) * c.thread_n + f.a.insts + f.b.insts;
+    const double insts = simt_warp_issue_per_k * warps;
+    issue_s = busiest(insts * tiles * k_cov, insts * kt_min * c.block_k) / nsp /
+              std::max(1, gpu.sm.issue_per_clk);
   }
 
   // ---- Chains inside one CTA --------------------------------------------------------------
@@ -249,9 +272,19 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
   const double first_tile_bytes =
       bypass ? (rows_min + cols_min) * std::min<double>(c.block_k, k_min) * e : 0.0;
   const double start_gap = kt_min >= 1 ? first_tile_bytes / port_per_clk + load_lat + to_math : 0;
-  const double cta_life =
-      kt_min >= 1 ? std::max(chain + to_math + warp_tile_math, start_gap + math_cta) + math_lat
-                  : 0.0;
+  // The tiled kernel's warps load B values one at a time inside their FFMAs (Op::lds_chain):
+  // per k step, every warp issues its own FFMAs and loads and waits out thread_n - 1
+  // shared-load latencies, one after another.
+  const double lds_chain =
+      c.family == Family::Tiled && c.thread_n > 1
+          ? kt_min * c.block_k *
+                ((c.thread_n - 1) * gpu.smem.load_latency.value +
+                 simt_warp_issue_per_k / std::max(1, gpu.sm.issue_per_clk))
+          : 0.0;
+  const double cta_life = kt_min >= 1 ? std::max({chain + to_math + warp_tile_math,
+                                                  start_gap + math_cta, lds_chain}) +
+                                            math_lat
+                                      : 0.0;
   // A CTA slot runs its CTAs one after another: some slot of the busiest SM runs
   // ceil(n_star / resident) of them.
   const double slot_s = std::ceil(n_star / resident) * cta_life + (cta_life > 0 ? store_tail : 0);
@@ -267,6 +300,7 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
   const std::pair<double, const char*> terms[] = {
       {math_s, tc ? "tensor_pipe" : "fp32_pipe"},
       {mio_s, "shared_memory"},
+      {issue_s, "issue"},
       {port_s, "l2_port"},
       {port_chain_s, "l2_port"},
       {l2_s, "l2"},
