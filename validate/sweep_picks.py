@@ -72,10 +72,17 @@ def make(a):
         wanted = [w for w in open(a.problems).read().split("\n") if w.strip()]
         by_name = {f"{p[0]} {p[1]}x{p[2]}x{p[3]}": p for p in problems}
         problems = [by_name[w] for w in wanted if w in by_name]  # in the file's order
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
+    commit = a.commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                        capture_output=True, text=True).stdout.strip()
     tmp = tempfile.mkdtemp(prefix="gemmsim_picks_")
     t_all = time.time()
+    # Each pick is also appended to <out>.jsonl as its sweep ends, so that a run cut short (a
+    # batch job's time limit) keeps the picks it made: `make --reuse <out>.jsonl` writes the
+    # sweep file from them.
+    partial = os.path.splitext(a.out)[0] + ".jsonl"
+    if not a.reuse:
+        with open(partial, "w") as f:
+            f.write(json.dumps({"commit": commit, "hw": a.hw}) + "\n")
 
     def one(problem):
         dt, m, n, k = problem
@@ -96,10 +103,18 @@ def make(a):
                 "seconds": round(time.time() - t0, 2)}
         print(f"{dt} {m}x{n}x{k}: {best['kernel']} {best['time_us']:.1f} us "
               f"({res['simulated']} of {res['legal']} simulated, {pick['seconds']} s)", flush=True)
+        with open(partial, "a") as f:
+            f.write(json.dumps(pick) + "\n")
         return pick
 
     saved = None
-    if a.reuse:  # the picks of an earlier `make`, e.g. to rewrite the sweep file
+    if a.reuse and a.reuse.endswith(".jsonl"):  # the picks a cut-short `make` appended
+        lines = [json.loads(x) for x in open(a.reuse) if x.strip()]
+        saved = {**lines[0], "seconds": None}
+        commit, picks = saved["commit"], lines[1:]
+        order = {f"{p[0]} {p[1]}x{p[2]}x{p[3]}": i for i, p in enumerate(problems)}
+        picks.sort(key=lambda p: order.get(p["problem"], len(order)))
+    elif a.reuse:  # the picks of an earlier `make`, e.g. to rewrite the sweep file
         saved = json.load(open(a.reuse))
         commit, picks = saved["commit"], saved["picks"]
     else:
@@ -198,7 +213,10 @@ def main():
     m.add_argument("--timeout", type=float, default=None,
                    help="seconds one sweep may take; a problem whose sweep takes longer gets no pick")
     m.add_argument("--problems", help="file of 'dtype MxNxK' lines: sweep only these")
-    m.add_argument("--reuse", help="picks JSON of an earlier make: write the sweep file only")
+    m.add_argument("--reuse", help="picks JSON (or the .jsonl a cut-short make appended) of an "
+                   "earlier make: write the sweep file only")
+    m.add_argument("--commit", help="the gemmsim commit to record (default: git rev-parse HEAD; "
+                   "give it where the tree has no .git, e.g. a copy on the GPU machine)")
     r = sub.add_parser("report")
     r.add_argument("--picks", default="validate/sweeps/picks_h100.csv")
     r.add_argument("--measured", nargs="+", default=["validate/data/h100/picks.csv"],
