@@ -37,6 +37,13 @@ struct SmemCost {
     conflicts += std::uint32_t(std::max(0, wavefronts_ - ideal));
     ++insts;
   }
+  SmemCost& operator+=(const SmemCost& o) {
+    wavefronts += o.wavefronts;
+    conflicts += o.conflicts;
+    insts += o.insts;
+    lines += o.lines;
+    return *this;
+  }
 };
 
 // The fewest wavefronts a warp access of `lanes` lanes x `access_bytes` bytes can take: one

@@ -253,20 +253,36 @@ void tc_copy_op(const TcCopyPlan& plan, int warp, bool a_vec, bool b_vec, DType 
   op.l1_lines = lines;
 }
 
-void append_part_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPart& part,
-                          const std::vector<Run>& runs, const GemmConfig& c, const GemmProblem& p,
-                          int k_tile, long long k_end) {
-  static const std::vector<Run> none;
-  append_tile_segments(w, map, part.b ? none : runs, part.b ? runs : none, c, p, k_tile, k_end);
-}
+namespace {
 
+const std::vector<Run> kNoRuns;
+
+// The split sectors a cp.async copy of operand A (`a`) and/or B (`b`) requests a second time.
 void append_refetch_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPlan& plan,
                              int warp, bool a, bool b, const GemmConfig& c, const GemmProblem& p,
                              int k_tile, long long k_end) {
-  static const std::vector<Run> none;
   const auto wp = std::size_t(warp);
-  append_tile_segments(w.refetch, w, map, a ? plan.refetch_a[wp] : none,
-                       b ? plan.refetch_b[wp] : none, c, p, k_tile, k_end);
+  append_tile_segments(w.refetch, w, map, a ? plan.refetch_a[wp] : kNoRuns,
+                       b ? plan.refetch_b[wp] : kNoRuns, c, p, k_tile, k_end);
+}
+
+}  // namespace
+
+void append_copy_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPlan& plan,
+                          int warp, bool cp_async, const GemmConfig& c, const GemmProblem& p,
+                          int k_tile, long long k_end) {
+  const auto wp = std::size_t(warp);
+  append_tile_segments(w, map, plan.runs_a[wp], plan.runs_b[wp], c, p, k_tile, k_end);
+  if (cp_async) append_refetch_segments(w, map, plan, warp, true, true, c, p, k_tile, k_end);
+}
+
+void append_part_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPlan& plan,
+                          int warp, const TcCopyPart& part, const std::vector<Run>& runs,
+                          const GemmConfig& c, const GemmProblem& p, int k_tile, long long k_end) {
+  append_tile_segments(w, map, part.b ? kNoRuns : runs, part.b ? runs : kNoRuns, c, p, k_tile,
+                       k_end);
+  if (part.inst < 0)  // the operand's cp.async batch
+    append_refetch_segments(w, map, plan, warp, !part.b, part.b, c, p, k_tile, k_end);
 }
 
 void tc_staged_store_op(const TcCopyPlan& plan, int warp, sim::Op& op) {

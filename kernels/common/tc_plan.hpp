@@ -26,7 +26,7 @@ struct TcCopyPlan {
   std::vector<std::vector<Run>> runs_a, runs_b;  // per copying warp, one K tile
   // Per copying warp, one K tile: the 32-byte global sectors a cp.async requests twice because
   // its lanes put the sector's two 16-byte halves into two different 32-byte shared-memory
-  // sectors (cp_async_refetch_sectors).
+  // sectors (cp_async_refetch_lanes).
   std::vector<std::vector<Run>> refetch_a, refetch_b;
   std::vector<SmemCost> copy_a, copy_b;          // per copying warp, one K tile
   std::vector<std::vector<TcCopyInst>> insts_a, insts_b;  // per copying warp, per instruction
@@ -81,17 +81,19 @@ std::vector<TcCopyPart> tc_copy_parts(const TcCopyPlan& plan, int warp, bool a_v
 const std::vector<Run>* tc_copy_part_op(const TcCopyPlan& plan, int warp, const TcCopyPart& part,
                                         DType t, int staged, sim::Op& op);
 
-// The global segments of K tile `k_tile` that a part reads: `runs` (tc_copy_part_op's result)
-// of the part's operand.
-void append_part_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPart& part,
-                          const std::vector<Run>& runs, const GemmConfig& c, const GemmProblem& p,
+// The global bytes of K tile `k_tile` that copying warp `warp` copies as one batch, into
+// w.segments. A cp.async batch (`cp_async`) also requests its split sectors a second time
+// (TcCopyPlan::refetch_a/b), into w.refetch.
+void append_copy_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPlan& plan,
+                          int warp, bool cp_async, const GemmConfig& c, const GemmProblem& p,
                           int k_tile, long long k_end);
 
-// The sectors a cp.async copy of K tile `k_tile` by copying warp `warp` requests a second time
-// (TcCopyPlan::refetch_a/b of the operands it copies by cp.async), into w.refetch.
-void append_refetch_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPlan& plan,
-                             int warp, bool a, bool b, const GemmConfig& c, const GemmProblem& p,
-                             int k_tile, long long k_end);
+// The global bytes of K tile `k_tile` that a part reads: `runs` (tc_copy_part_op's result) of
+// the part's operand, into w.segments; a cp.async batch (part.inst < 0) also its split sectors,
+// into w.refetch.
+void append_part_segments(sim::WarpCursor& w, const AddressMap& map, const TcCopyPlan& plan,
+                          int warp, const TcCopyPart& part, const std::vector<Run>& runs,
+                          const GemmConfig& c, const GemmProblem& p, int k_tile, long long k_end);
 
 // Per (compute warp, k step): the fragment loads of one mma-k step, warp w at
 // (w / warps_n, w % warps_n). `mma` is the shape the warp's instructions cover.

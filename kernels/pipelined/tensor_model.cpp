@@ -343,10 +343,9 @@ class TensorPipelinedModel final : public sim::KernelModel {
     if (op.kind == OpKind::GlobalLoad) op.writes = bit(kStaged);
     if (op.kind == OpKind::CpAsync) op.alu = model::copy_alu(op.count);
     const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
-    model::append_tile_segments(w, map_, plan_.runs_a[w.warp], plan_.runs_b[w.warp], c_, p_,
-                                k_tile, k_end);
-    if (async_ && op.kind == OpKind::CpAsync)  // (the staged kernel loads into registers)
-      model::append_refetch_segments(w, map_, plan_, w.warp, true, true, c_, p_, k_tile, k_end);
+    // (The register-staged kernel's callers turn the op into a load into registers.)
+    model::append_copy_segments(w, map_, plan_, w.warp, async_ && op.kind == OpKind::CpAsync, c_,
+                                p_, k_tile, k_end);
   }
 
   // The next op of the cp.async kernel's copy of K tile `k_tile`; false once it was the last.
@@ -363,10 +362,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     const auto* runs = model::tc_copy_part_op(plan_, w.warp, part, c_.dtype, kStaged, op);
     if (runs != nullptr) {
       const long long k_end = std::min<long long>(p_.k, (long long)w.k_end * c_.block_k);
-      model::append_part_segments(w, map_, part, *runs, c_, p_, k_tile, k_end);
-      if (op.kind == OpKind::CpAsync)
-        model::append_refetch_segments(w, map_, plan_, w.warp, !part.b, part.b, c_, p_, k_tile,
-                                       k_end);
+      model::append_part_segments(w, map_, plan_, w.warp, part, *runs, c_, p_, k_tile, k_end);
     }
     if (++w.part < int(parts.size())) return true;
     w.part = 0;

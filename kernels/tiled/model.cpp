@@ -200,9 +200,7 @@ class SimtModel final : public sim::KernelModel {
 
     const model::SimtFragmentCost frag = model::simt_fragment_cost(c_, gpu);
     lds_ = frag.a;
-    lds_.wavefronts += frag.b.wavefronts;
-    lds_.conflicts += frag.b.conflicts;
-    lds_.insts += frag.b.insts;
+    lds_ += frag.b;
     const SmemCost a_only = frag.a;
     halves_ = c_.block_k >= 2 ? 2 : 1;
     steps_per_half_ = c_.block_k / halves_;

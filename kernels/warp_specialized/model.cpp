@@ -162,11 +162,8 @@ class WarpSpecializedModel final : public sim::KernelModel {
           if (parts_.empty()) {
             model::tc_copy_op(plan_, 0, a_vec_, b_vec_, c_.dtype, op);
             op.alu = model::copy_alu(op.count);
-            model::append_tile_segments(w, map_, plan_.runs_a[0], plan_.runs_b[0], c_, p_,
+            model::append_copy_segments(w, map_, plan_, 0, op.kind == OpKind::CpAsync, c_, p_,
                                         w.k_begin + w.iter, k_end);
-            if (op.kind == OpKind::CpAsync)
-              model::append_refetch_segments(w, map_, plan_, 0, true, true, c_, p_,
-                                             w.k_begin + w.iter, k_end);
             w.phase = kProducerArrive;
             return true;
           }
@@ -175,10 +172,8 @@ class WarpSpecializedModel final : public sim::KernelModel {
           const model::TcCopyPart& part = parts_[std::size_t(w.part)];
           const auto* runs = model::tc_copy_part_op(plan_, 0, part, c_.dtype, kStaged, op);
           if (runs != nullptr)
-            model::append_part_segments(w, map_, part, *runs, c_, p_, w.k_begin + w.iter, k_end);
-          if (op.kind == OpKind::CpAsync)
-            model::append_refetch_segments(w, map_, plan_, 0, !part.b, part.b, c_, p_,
-                                           w.k_begin + w.iter, k_end);
+            model::append_part_segments(w, map_, plan_, 0, part, *runs, c_, p_,
+                                        w.k_begin + w.iter, k_end);
           if (++w.part == int(parts_.size())) {
             w.part = 0;
             w.phase = parts_have_cp_async_ ? kProducerCommit : kProducerArrive;

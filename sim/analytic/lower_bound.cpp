@@ -60,29 +60,32 @@ TileMio tile_mio(const GemmConfig& c, const GpuSpec& gpu) {
 }
 
 // The cost functions walk every lane address, so they are cached per tile shape (a sweep asks
-// for the same tile with every split-K, mode and swizzle). The key holds every field they read.
+// for the same tile with every split-K, mode and swizzle), in a bounded per-thread map. The
+// keys hold every field they read.
+template <class Key, class Value, class Compute>
+Value cached(std::map<Key, Value>& cache, const Key& key, Compute compute) {
+  if (cache.size() > 4096) cache.clear();
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  return cache.emplace(key, compute()).first->second;
+}
+
 TileMio tile_mio_cached(const GemmConfig& c, const GpuSpec& gpu) {
   using Key = std::tuple<std::string, int, int, int, int, int, int, int, int, int, int>;
   thread_local std::map<Key, TileMio> cache;
   const Key key{gpu.key + "/" + gpu.name,   int(c.family),     int(c.dtype),  c.block_m,
                 c.block_n,                  c.block_k,         c.warps_m,     c.warps_n,
                 int(c.smem_layout),         c.consumers,       int(c.ws_variant)};
-  if (cache.size() > 4096) cache.clear();
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  return cache.emplace(key, tile_mio(c, gpu)).first->second;
+  return cached(cache, key, [&] { return tile_mio(c, gpu); });
 }
 
-// The SIMT fragment costs per k step (kernels/tiled/model.hpp), cached like tile_mio.
+// The SIMT fragment costs per k step (kernels/tiled/model.hpp).
 model::SimtFragmentCost simt_fragment_cached(const GemmConfig& c, const GpuSpec& gpu) {
   using Key = std::tuple<std::string, int, int, int, int, int, int, int, int>;
   thread_local std::map<Key, model::SimtFragmentCost> cache;
   const Key key{gpu.key + "/" + gpu.name, int(c.family), c.block_m, c.block_n, c.block_k,
                 c.warps_m,                c.warps_n,    c.thread_m, c.thread_n};
-  if (cache.size() > 4096) cache.clear();
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  return cache.emplace(key, model::simt_fragment_cost(c, gpu)).first->second;
+  return cached(cache, key, [&] { return model::simt_fragment_cost(c, gpu); });
 }
 
 // A bound for one streaming launch (kernels/common/aux_models.cpp: 256 threads per CTA, 16

@@ -11,6 +11,7 @@
 #include "kernels/common/legality.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/sweep.hpp"
+#include "tests/support/configs.hpp"
 #include "tests/support/run_cli.hpp"
 
 using namespace gemmsim;
@@ -94,11 +95,8 @@ TEST_CASE("Extrapolation stays close when the output bounds the reduced-K runs",
   // reduced runs are no longer output-bound: the slope alone gives 607 us against 718 us
   // simulated (-15.4%; A and B come from L2 in the reduced runs, partly from DRAM in the full one).
   const GpuSpec gpu = load_gpu("h100");
-  GemmConfig c;
+  GemmConfig c = test::tc(128, 256, 32, 2, 4, 3);
   c.dtype = DType::BF16;
-  c.block_m = 128, c.block_n = 256, c.block_k = 32;
-  c.warps_m = 2, c.warps_n = 4;
-  c.smem_layout = SmemLayout::Swizzled;
   c.swizzle = 8;
   const GemmProblem p{8192, 8192, 2048};
   bool extrapolated = false;
@@ -115,11 +113,8 @@ TEST_CASE("The default reduced K reaches the main loop's steady state", "[sweep]
   // extrapolated 4096^3 to 495 us; the full simulation gives 1052 us and the H100 measured
   // 1282 us (validate/data/h100/picks_s5a.csv). From 8 and 16 K-tiles the slope is the main loop's.
   const GpuSpec gpu = load_gpu("h100");
-  GemmConfig c;
+  GemmConfig c = test::tc(128, 256, 16, 2, 4, 3);
   c.dtype = DType::TF32;
-  c.block_m = 128, c.block_n = 256, c.block_k = 16;
-  c.warps_m = 2, c.warps_n = 4;
-  c.smem_layout = SmemLayout::Swizzled;
   c.split_k = 2;
   c.swizzle = 4;
   const GemmProblem p{2048, 2048, 4096};
