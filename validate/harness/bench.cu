@@ -14,7 +14,11 @@
 //     fails is written to the --failed file and never timed;
 //  4. timing: 2 warm-up runs, then reps = clamp(target_ms / estimate, min_reps, max_reps)
 //     (>= 20) runs, each after an L2 flush (cudaMemsetAsync over 2x the L2 size), each between
-//     two CUDA events; median / p10 / p90 in us. The split-K memset and the reduction kernel
+//     two CUDA events; median / p10 / p90 in us. The committed data set uses this default
+//     flush; --flush read (a kernel reading 2x the L2 size: the L2 is left clean), --flush none
+//     and --prewarm (after the flush, the same kernel on a small problem of 12 x 12 tiles in
+//     separate buffers, so the code, constants and shared-memory carve-out are warm but the
+//     operands are not) exist to measure what the flush itself costs a kernel. The split-K memset and the reduction kernel
 //     are inside the timed region. SM clock read through NVML while the reps run.
 // A cuBLAS row (family cublas) is timed the same way for every distinct (dtype, m, n, k).
 // launch_overhead_us: median event-timed duration of an empty kernel queued behind other work
@@ -92,6 +96,8 @@ struct Options {
   int max_reps = 200;
   double target_ms = 150.0;
   uint64_t seed = 20261121;
+  std::string flush = "memset";  // memset | read | none (see the header)
+  bool prewarm = false;
 };
 
 [[noreturn]] void usage(const char* msg) {
@@ -100,6 +106,7 @@ struct Options {
                "         [--row N]... [--rows A:B] [--first-row N] [--once] [--no-cublas] "
                "[--append] [--check-only]\n"
                "         [--min-reps 20] [--max-reps 200] [--target-ms 150] [--seed S]\n"
+               "         [--flush memset|read|none] [--prewarm]\n"
                "       gemmsim-bench --list\n",
                msg);
   std::exit(2);
@@ -134,6 +141,11 @@ Options parse(int argc, char** argv) {
     else if (a == "--max-reps") o.max_reps = std::atoi(val().c_str());
     else if (a == "--target-ms") o.target_ms = std::atof(val().c_str());
     else if (a == "--seed") o.seed = std::strtoull(val().c_str(), nullptr, 10);
+    else if (a == "--flush") {
+      o.flush = val();
+      if (o.flush != "memset" && o.flush != "read" && o.flush != "none")
+        usage(("--flush wants memset, read or none, not " + o.flush).c_str());
+    } else if (a == "--prewarm") o.prewarm = true;
     else usage(("unknown argument " + a).c_str());
   }
   if (!o.list && o.sweep.empty()) usage("--sweep is required");
@@ -203,6 +215,21 @@ __global__ void compare_kernel(const float* c, const float* ref, long long n, Co
 }
 
 __global__ void empty_kernel() {}
+
+// Reads `n4` 16-byte words (the --flush read variant): the L2 ends up holding clean lines.
+__global__ void read_flush_kernel(const uint4* p, long long n4, unsigned* sink) {
+  unsigned acc = 0;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
+       i += stride) {
+    uint4 v;
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p + i));
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
 
 // Keeps the GPU busy for `ns` so that the work queued behind it runs back to back.
 __global__ void spin_kernel(long long ns) {
@@ -401,9 +428,19 @@ class Bench {
     return s.ref2 > 0 ? std::sqrt(s.diff2 / s.ref2) : std::sqrt(s.diff2);
   }
 
-  Timing time_op(const std::function<cudaError_t()>& op) {
+  // `warm`, when set, runs after each flush and before the timed launch (--prewarm).
+  Timing time_op(const std::function<cudaError_t()>& op,
+                 const std::function<cudaError_t()>& warm = {}) {
     auto flush = [&] {
-      CK(cudaMemsetAsync(flush_.p, ++flush_value_ & 0xff, flush_.bytes, stream_));
+      if (opt_.flush == "memset") {
+        CK(cudaMemsetAsync(flush_.p, ++flush_value_ & 0xff, flush_.bytes, stream_));
+      } else if (opt_.flush == "read") {
+        read_flush_kernel<<<prop_.multiProcessorCount * 4, 512, 0, stream_>>>(
+            static_cast<const uint4*>(flush_.p), static_cast<long long>(flush_.bytes / 16),
+            static_cast<unsigned*>(sums_.p));
+        CK(cudaGetLastError());
+      }
+      if (warm) CK(warm());
     };
     for (int i = 0; i < 2; ++i) CK(op());
     flush();
@@ -522,7 +559,39 @@ class Bench {
       return false;
     }
     if (opt_.check_only) return true;
-    const Timing t = time_op([&] { return e->launch(args, stream_); });
+    std::function<cudaError_t()> warm;
+    GemmArgs warm_args;
+    if (opt_.prewarm) {
+      // The same kernel on 12 x 12 tiles (>= one CTA per SM) in buffers of its own.
+      SweepRow w = r;
+      w.m = 12LL * r.cfg.block_m;
+      w.n = 12LL * r.cfg.block_n;
+      w.k = 4LL * r.cfg.block_k * std::max(1, r.cfg.split_k);
+      if (const char* v = problem_violation(w)) {
+        why = std::string("no --prewarm problem: ") + v;
+        return false;
+      }
+      const size_t eb = element_bytes(r.cfg.dtype);
+      warm_a_.ensure(static_cast<size_t>(w.m * w.k) * eb);
+      warm_b_.ensure(static_cast<size_t>(w.k * w.n) * eb);
+      warm_c_.ensure(static_cast<size_t>(w.m * w.n) * 4);
+      CK(cudaMemsetAsync(warm_a_.p, 0, warm_a_.bytes, stream_));
+      CK(cudaMemsetAsync(warm_b_.p, 0, warm_b_.bytes, stream_));
+      warm_args = args;
+      warm_args.a = warm_a_.p;
+      warm_args.b = warm_b_.p;
+      warm_args.c = static_cast<float*>(warm_c_.p);
+      warm_args.m = static_cast<int>(w.m);
+      warm_args.n = static_cast<int>(w.n);
+      warm_args.k = static_cast<int>(w.k);
+      const long long ws = cuda::workspace_floats(r.cfg, w.m, w.n);
+      if (ws > 0) {
+        warm_ws_.ensure(static_cast<size_t>(ws) * 4);
+        warm_args.workspace = static_cast<float*>(warm_ws_.p);
+      }
+      warm = [&] { return e->launch(warm_args, stream_); };
+    }
+    const Timing t = time_op([&] { return e->launch(args, stream_); }, warm);
     fill_timing(out, t, r);
     return true;
   }
@@ -568,6 +637,7 @@ class Bench {
   cudaStream_t stream_ = nullptr;
   cublasHandle_t blas_ = nullptr;
   DevBuf a_, b_, c_, ref_, ws_, flush_, sums_;
+  DevBuf warm_a_, warm_b_, warm_c_, warm_ws_;  // --prewarm's own operands
   std::vector<cudaEvent_t> ev0_, ev1_;
   unsigned flush_value_ = 0;
   double launch_overhead_us_ = 0;

@@ -500,6 +500,89 @@ __global__ void syncthreads_kernel(int iters, Probe* pr) {
   probe_end(pr);
 }
 
+// ---- DRAM latency under load ---------------------------------------------------------------
+// Block 0 (one thread) chases pointers over random DRAM lines while blocks 1.. (one per SM,
+// forced by their shared-memory request) stream ld.global.cg.v4 over another buffer with
+// `inflight` independent loads per thread in flight, until block 0 raises `stop`. n4: a power
+// of two.
+__global__ void loaded_chase_kernel(const unsigned long long* start, int warm, int iters,
+                                    const uint4* stream, long long n4, int inflight,
+                                    int* stop, unsigned long long* bytes,
+                                    unsigned long long* sink, Probe* pr) {
+  extern __shared__ uint4 pad_smem[];
+  if (blockIdx.x == 0) {
+    if (threadIdx.x != 0) return;
+    unsigned long long p = reinterpret_cast<unsigned long long>(start);
+    for (int i = 0; i < warm; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+    const long long g0 = gtimer();
+    const long long c0 = clock64();
+    for (int i = 0; i < iters; ++i) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p));
+    const long long c1 = clock64();
+    const long long g1 = gtimer();
+    sink[0] = p;
+    pr[0] = Probe{c0, c1, g0, g1};
+    atomicExch(stop, 1);
+    return;
+  }
+  const long long g0 = gtimer();
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x - 1) * blockDim.x;
+  unsigned long long i = static_cast<unsigned long long>(blockIdx.x - 1) * blockDim.x + threadIdx.x;
+  unsigned acc = 0;
+  unsigned long long loads = 0;
+  while (*reinterpret_cast<volatile int*>(stop) == 0) {
+#pragma unroll 1
+    for (int round = 0; round < 4; ++round) {
+      uint4 v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        if (u < inflight) {
+          const unsigned long long j = (i + u * stride) & static_cast<unsigned long long>(n4 - 1);
+          asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                       : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
+                       : "l"(stream + j));
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < 8; ++u)
+        if (u < inflight) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+      i += static_cast<unsigned long long>(inflight) * stride;
+      loads += static_cast<unsigned long long>(inflight);
+    }
+  }
+  const long long g1 = gtimer();
+  if (acc == 0x12345678u) pad_smem[0].x = acc;
+  atomicAdd(bytes, loads * 16ull);
+  if (threadIdx.x == 0) pr[blockIdx.x] = Probe{0, 0, g0, g1};
+}
+
+// ---- instruction fetch -----------------------------------------------------------------------
+// One warp runs `kLen` straight-line FFMAs (4 independent chains, so that the warp issues about
+// one per cycle when the code is cached); 16 B of code each. Timed with clock64 around it.
+#define GEMMSIM_FFMA4                                                            \
+  asm volatile("fma.rn.f32 %0, %0, %4, %5;\n\tfma.rn.f32 %1, %1, %4, %5;\n\t"   \
+               "fma.rn.f32 %2, %2, %4, %5;\n\tfma.rn.f32 %3, %3, %4, %5;"        \
+               : "+f"(x0), "+f"(x1), "+f"(x2), "+f"(x3)                          \
+               : "f"(y), "f"(z));
+#define GEMMSIM_X4(a) a a a a
+#define GEMMSIM_X16(a) GEMMSIM_X4(GEMMSIM_X4(a))
+#define GEMMSIM_X256(a) GEMMSIM_X16(GEMMSIM_X16(a))
+template <int kBlocks256>  // kBlocks256 x 256 x 4 FFMAs
+__global__ void straight_code_kernel(float y, float z, float* sink, Probe* pr) {
+  float x0 = threadIdx.x, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3;
+  const long long c0 = clock64();
+  if constexpr (kBlocks256 >= 1) { GEMMSIM_X256(GEMMSIM_FFMA4) }
+  if constexpr (kBlocks256 >= 2) { GEMMSIM_X256(GEMMSIM_FFMA4) }
+  if constexpr (kBlocks256 >= 4) { GEMMSIM_X256(GEMMSIM_FFMA4) GEMMSIM_X256(GEMMSIM_FFMA4) }
+  if constexpr (kBlocks256 >= 8) {
+    GEMMSIM_X256(GEMMSIM_FFMA4) GEMMSIM_X256(GEMMSIM_FFMA4)
+    GEMMSIM_X256(GEMMSIM_FFMA4) GEMMSIM_X256(GEMMSIM_FFMA4)
+  }
+  const long long c1 = clock64();
+  if (threadIdx.x == 0) pr[blockIdx.x] = Probe{c0, c1, 0, 0};
+  if (x0 + x1 + x2 + x3 == 1234.5f) sink[0] = x0;
+}
+#undef GEMMSIM_FFMA4
+
 __global__ void empty_kernel() {}
 
 // Launch-to-start: the kernel records %globaltimer when it begins.
@@ -728,6 +811,100 @@ class Runner {
           "same chase, %globaltimer ns per load");
     }
     CK(cudaFree(buf));
+  }
+
+  // DRAM load-to-use latency seen by one thread while the other SMs stream from DRAM at a
+  // range of rates (streaming SMs x loads in flight per thread): the latency-vs-bandwidth curve.
+  void loaded_latency() {
+    const size_t chase_span = 1024ull << 20, stream_bytes = 2048ull << 20;
+    char* buf = nullptr;
+    uint4* st = nullptr;
+    CK(cudaMalloc(&buf, chase_span));
+    CK(cudaMalloc(&st, stream_bytes));
+    CK(cudaMemset(buf, 0, chase_span));
+    CK(cudaMemset(st, 3, stream_bytes));
+    int* stop = nullptr;
+    unsigned long long* bytes = nullptr;
+    CK(cudaMalloc(&stop, sizeof(int)));
+    CK(cudaMalloc(&bytes, sizeof(unsigned long long)));
+    const size_t lines = 1 << 16;
+    unsigned long long* start = build_chase(buf, chase_span, lines, 77);
+    const int smem = static_cast<int>(prop_.sharedMemPerMultiprocessor / 2 + 1024);
+    CK(cudaFuncSetAttribute(loaded_chase_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            smem));
+    const int iters = quick_ ? 2000 : 8000;
+    struct Point { int sms, inflight; };
+    std::vector<Point> pts{{0, 1}};
+    for (int sms : {16, 33, 66, 131})
+      for (int f : {1, 2, 4, 8}) pts.push_back({sms, f});
+    for (const Point& q : pts) {
+      CK(cudaMemset(stop, 0, sizeof(int)));
+      CK(cudaMemset(bytes, 0, sizeof(unsigned long long)));
+      loaded_chase_kernel<<<1 + q.sms, 512, smem>>>(
+          start, 256, iters, st, static_cast<long long>(stream_bytes / 16), q.inflight, stop,
+          bytes, reinterpret_cast<unsigned long long*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      const auto ps = probes(1 + q.sms);
+      unsigned long long b = 0;
+      CK(cudaMemcpy(&b, bytes, sizeof b, cudaMemcpyDeviceToHost));
+      const double cyc = static_cast<double>(ps[0].c1 - ps[0].c0) / iters;
+      long long g0 = ps[0].g0, g1 = ps[0].g1;
+      for (int i = 1; i <= q.sms; ++i) { g0 = std::min(g0, ps[i].g0); g1 = std::max(g1, ps[i].g1); }
+      const double gbs = q.sms ? static_cast<double>(b) / static_cast<double>(g1 - g0) : 0.0;
+      const std::string tag = "_s" + std::to_string(q.sms) + "_f" + std::to_string(q.inflight);
+      const std::string how = "1 thread chasing 65536 random lines over 1 GB while " +
+                              std::to_string(q.sms) + " other SMs (1 block x 512 thr each) " +
+                              "stream ld.global.cg.v4 over 2 GB with " +
+                              std::to_string(q.inflight) + " loads in flight per thread";
+      add("dram_loaded_latency" + tag, cyc, "cycles", mhz(ps[0]), how);
+      add("dram_loaded_bandwidth" + tag, gbs, "GB/s", mhz(ps[0]),
+          "same run: streamed bytes / span of the streaming blocks' %globaltimer");
+    }
+    CK(cudaFree(buf));
+    CK(cudaFree(st));
+    CK(cudaFree(stop));
+    CK(cudaFree(bytes));
+  }
+
+  // Cycles for one warp to run straight-line code (16 B per instruction) right after an L2
+  // flush (memset over 2x L2) and with the code already fetched (the same launch again):
+  // what a kernel whose instructions are not cached pays to fetch them.
+  template <int kBlocks256>
+  void straight_code(void* flush, size_t flush_bytes) {
+    const int instr = kBlocks256 * 1024;
+    std::vector<double> cold, warm;
+    for (int r = 0; r < 7; ++r) {
+      CK(cudaMemset(flush, r & 0xff, flush_bytes));
+      straight_code_kernel<kBlocks256><<<1, 32>>>(1.0001f, 0.5f, reinterpret_cast<float*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      Probe p = probes(1)[0];
+      cold.push_back(static_cast<double>(p.c1 - p.c0));
+      straight_code_kernel<kBlocks256><<<1, 32>>>(1.0001f, 0.5f, reinterpret_cast<float*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      p = probes(1)[0];
+      warm.push_back(static_cast<double>(p.c1 - p.c0));
+    }
+    std::sort(cold.begin(), cold.end());
+    std::sort(warm.begin(), warm.end());
+    const std::string n = std::to_string(instr);
+    add("straight_code_" + n + "_after_flush", cold[3], "cycles", nvml_mhz(),
+        "1 warp, " + n + " straight-line FFMAs (4 chains), launched right after a memset over "
+        "2x L2; clock64 span, median of 7");
+    add("straight_code_" + n + "_again", warm[3], "cycles", nvml_mhz(),
+        "same kernel launched again at once (code fetched by the launch before); median of 7");
+  }
+  void instruction_fetch() {
+    void* flush = nullptr;
+    const size_t fb = 2ull * static_cast<size_t>(prop_.l2CacheSize);
+    CK(cudaMalloc(&flush, fb));
+    straight_code<1>(flush, fb);
+    straight_code<2>(flush, fb);
+    straight_code<4>(flush, fb);
+    straight_code<8>(flush, fb);
+    CK(cudaFree(flush));
   }
 
   void bandwidth() {
@@ -1135,12 +1312,13 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: gemmsim-microbench [--out FILE] [--quick] "
-                   "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch]\n");
+                   "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
+                   "ifetch]\n");
       return 2;
     }
   }
   const std::string groups[] = {"",        "smem",   "arithmetic", "issue",    "global",
-                                "element", "l2port", "bandwidth",  "launch"};
+                                "element", "l2port", "bandwidth",  "launch",   "loaded", "ifetch"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -1157,6 +1335,8 @@ int main(int argc, char** argv) {
     if (want("l2port")) r.l2_port();
     if (want("bandwidth")) r.bandwidth();
     if (want("launch")) r.launch();
+    if (want("loaded")) r.loaded_latency();
+    if (want("ifetch")) r.instruction_fetch();
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
