@@ -3,6 +3,8 @@
 //   gemmsim-bench --sweep validate/sweeps/h100.csv --out results.csv [--failed failed.csv]
 //   gemmsim-bench --sweep s.csv --row 17 --once       (one launch of row 17, for ncu)
 //   gemmsim-bench --sweep s.csv --once                (every row launched once, for ncu)
+//   gemmsim-bench --sweep s.csv --once --flush memset (each launch behind the timed runs' flush,
+//                                                      for ncu --cache-control none)
 //   gemmsim-bench --list                              (kernels in the library)
 //
 // Method, per sweep row (rows are numbered from 0 in file order, comments excluded):
@@ -97,6 +99,7 @@ struct Options {
   double target_ms = 150.0;
   uint64_t seed = 20261121;
   std::string flush = "memset";  // memset | read | none (see the header)
+  bool flush_given = false;      // --once flushes only when --flush is given
   bool prewarm = false;
 };
 
@@ -143,6 +146,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--seed") o.seed = std::strtoull(val().c_str(), nullptr, 10);
     else if (a == "--flush") {
       o.flush = val();
+      o.flush_given = true;
       if (o.flush != "memset" && o.flush != "read" && o.flush != "none")
         usage(("--flush wants memset, read or none, not " + o.flush).c_str());
     } else if (a == "--prewarm") o.prewarm = true;
@@ -428,18 +432,23 @@ class Bench {
     return s.ref2 > 0 ? std::sqrt(s.diff2 / s.ref2) : std::sqrt(s.diff2);
   }
 
+  // The L2 flush of --flush (queued on the stream).
+  void flush_l2() {
+    if (opt_.flush == "memset") {
+      CK(cudaMemsetAsync(flush_.p, ++flush_value_ & 0xff, flush_.bytes, stream_));
+    } else if (opt_.flush == "read") {
+      read_flush_kernel<<<prop_.multiProcessorCount * 4, 512, 0, stream_>>>(
+          static_cast<const uint4*>(flush_.p), static_cast<long long>(flush_.bytes / 16),
+          static_cast<unsigned*>(sums_.p));
+      CK(cudaGetLastError());
+    }
+  }
+
   // `warm`, when set, runs after each flush and before the timed launch (--prewarm).
   Timing time_op(const std::function<cudaError_t()>& op,
                  const std::function<cudaError_t()>& warm = {}) {
     auto flush = [&] {
-      if (opt_.flush == "memset") {
-        CK(cudaMemsetAsync(flush_.p, ++flush_value_ & 0xff, flush_.bytes, stream_));
-      } else if (opt_.flush == "read") {
-        read_flush_kernel<<<prop_.multiProcessorCount * 4, 512, 0, stream_>>>(
-            static_cast<const uint4*>(flush_.p), static_cast<long long>(flush_.bytes / 16),
-            static_cast<unsigned*>(sums_.p));
-        CK(cudaGetLastError());
-      }
+      flush_l2();
       if (warm) CK(warm());
     };
     for (int i = 0; i < 2; ++i) CK(op());
@@ -625,6 +634,7 @@ class Bench {
     }
     prepare_inputs(r.cfg.dtype, r.m, r.n, r.k, seed);
     const GemmArgs args = kernel_args(r);
+    if (opt_.flush_given) flush_l2();  // for ncu --cache-control none: the timed runs' L2 state
     CK(e->launch(args, stream_));
     CK(cudaStreamSynchronize(stream_));
     return true;

@@ -583,6 +583,60 @@ __global__ void straight_code_kernel(float y, float z, float* sink, Probe* pr) {
 }
 #undef GEMMSIM_FFMA4
 
+// ---- dirty L2 lines --------------------------------------------------------------------------
+// Streaming 16-byte stores, grid-stride (the write-heavy side of the dirty-line test).
+__global__ void write_stream_kernel(uint4* p, long long n4, unsigned v) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
+       i += stride)
+    p[i] = make_uint4(v, v + 1, v + 2, v + 3);
+}
+// Reads a buffer larger than L2 so that the L2 holds only clean lines afterwards.
+__global__ void l2_clean_kernel(const uint4* p, long long n4, uint32_t* sink) {
+  uint32_t acc = 0;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
+       i += stride) {
+    uint4 v;
+    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p + i));
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
+// ---- DRAM access granularity -------------------------------------------------------------
+// The GEMM tile pattern: a matrix of `rows` rows, `pitch` bytes apart, read `chunk` contiguous
+// bytes per row at a time, every row's chunk k before any row's chunk k + 1 (as the CTAs of a
+// skinny or K-heavy GEMM read their K-tiles). 16 B per thread per load, 4 loads in flight.
+__global__ void chunk_read_kernel(const char* base, unsigned rows, unsigned chunk, unsigned pitch,
+                                  unsigned long long total16, uint32_t* sink) {
+  uint32_t acc = 0;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  const unsigned per_chunk = chunk / 16;
+  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < total16; i += 4 * stride) {
+    uint4 v[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const unsigned long long j = i + u * stride;
+      const unsigned long long c = j / per_chunk;
+      const unsigned off = static_cast<unsigned>(j % per_chunk) * 16;
+      const unsigned long long row = c % rows, window = c / rows;
+      const char* p = base + row * pitch + window * chunk + off;
+      v[u] = make_uint4(0, 0, 0, 0);
+      if (j < total16)
+        asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
+                     : "l"(p));
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
 __global__ void empty_kernel() {}
 
 // Launch-to-start: the kernel records %globaltimer when it begins.
@@ -905,6 +959,126 @@ class Runner {
     straight_code<4>(flush, fb);
     straight_code<8>(flush, fb);
     CK(cudaFree(flush));
+  }
+
+  // What dirty lines left in L2 by a memset cost the next kernel: the L2 is cleaned (a 256 MB
+  // read), X MB are memset (the harness's flush writes 2x L2), then a 256 MB streaming read or
+  // a 256 MB streaming write is timed. Run under `ncu --cache-control none` to see the bytes
+  // each timed kernel writes back (read_kernel, write_stream_kernel).
+  void dirty_lines() {
+    const size_t big = 256ull << 20;
+    uint4 *clean = nullptr, *rd = nullptr, *wr = nullptr, *dirty = nullptr;
+    CK(cudaMalloc(&clean, big));
+    CK(cudaMalloc(&rd, big));
+    CK(cudaMalloc(&wr, big));
+    CK(cudaMalloc(&dirty, 100ull << 20));
+    CK(cudaMemset(clean, 1, big));
+    CK(cudaMemset(rd, 2, big));
+    const long long n4 = static_cast<long long>(big / 16);
+    auto median = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    for (int mb : {0, 8, 16, 24, 32, 40, 50, 64, 100}) {
+      std::vector<float> tr, tw;
+      for (int r = 0; r < 5; ++r) {
+        for (int w = 0; w < 2; ++w) {
+          l2_clean_kernel<<<sms_ * 4, 512>>>(clean, n4, reinterpret_cast<uint32_t*>(sink_));
+          CKL();
+          if (mb > 0) CK(cudaMemsetAsync(dirty, r & 0xff, static_cast<size_t>(mb) << 20));
+          if (w == 0)
+            tr.push_back(time_ms([&] {
+              read_kernel<<<sms_ * 4, 512>>>(rd, n4, 1, reinterpret_cast<uint32_t*>(sink_), probe_);
+            }));
+          else
+            tw.push_back(time_ms([&] { write_stream_kernel<<<sms_ * 4, 512>>>(wr, n4, r); }));
+        }
+      }
+      const std::string x = std::to_string(mb) + "MB";
+      add("dirty_read_256MB_after_memset_" + x, median(tr) * 1e3, "us", nvml_mhz(),
+          "256 MB ld.global.cg.v4 stream (4 x 512 thr/SM), after an L2-cleaning 256 MB read and a "
+          "memset of " + x + "; CUDA events, median of 5");
+      add("dirty_write_256MB_after_memset_" + x, median(tw) * 1e3, "us", nvml_mhz(),
+          "256 MB 16-byte store stream (4 x 512 thr/SM), same preparation; median of 5");
+    }
+    // The latency of a miss whose victim is dirty: a one-thread chase over random lines of 1 GB
+    // after the L2 was cleaned, then `mb` MB memset, then `pre` MB of other data read (which
+    // pushes the older clean lines out first, if the L2 evicts in LRU order).
+    {
+      char* cbuf = nullptr;
+      const size_t span = 1024ull << 20;
+      CK(cudaMalloc(&cbuf, span));
+      CK(cudaMemset(cbuf, 0, span));
+      unsigned long long* start = build_chase(cbuf, span, 1 << 16, 99);
+      struct Variant { const char* name; int mb, pre; };
+      for (const Variant v : {Variant{"clean", 0, 0}, Variant{"memset100MB", 100, 0},
+                              Variant{"memset24MB_read26MB", 24, 26},
+                              Variant{"memset8MB_read42MB", 8, 42},
+                              Variant{"read50MB", 0, 50}}) {
+        std::vector<double> cyc;
+        for (int r = 0; r < 5; ++r) {
+          l2_clean_kernel<<<sms_ * 4, 512>>>(clean, n4, reinterpret_cast<uint32_t*>(sink_));
+          CKL();
+          if (v.mb > 0) CK(cudaMemsetAsync(dirty, r & 0xff, static_cast<size_t>(v.mb) << 20));
+          if (v.pre > 0) {
+            l2_clean_kernel<<<sms_ * 4, 512>>>(rd, static_cast<long long>(v.pre) << 16,
+                                               reinterpret_cast<uint32_t*>(sink_));
+            CKL();
+          }
+          const int it = 4096;
+          global_chase_kernel<<<1, 1>>>(start + 0, 0, it,
+                                        reinterpret_cast<unsigned long long*>(sink_), probe_);
+          CKL();
+          CK(cudaDeviceSynchronize());
+          const Probe p = probes(1)[0];
+          cyc.push_back(static_cast<double>(p.c1 - p.c0) / it);
+        }
+        std::sort(cyc.begin(), cyc.end());
+        add(std::string("dirty_victim_chase_") + v.name, cyc[2], "cycles", nvml_mhz(),
+            "1 thread, ld.global.cg chase over random lines of 1 GB (4096 loads) after an "
+            "L2-cleaning 256 MB read, a memset of " + std::to_string(v.mb) + " MB and a read of " +
+                std::to_string(v.pre) + " MB of other data; median of 5");
+      }
+      CK(cudaFree(cbuf));
+    }
+    CK(cudaFree(clean));
+    CK(cudaFree(rd));
+    CK(cudaFree(wr));
+    CK(cudaFree(dirty));
+  }
+
+  // DRAM read bandwidth against the contiguous bytes read per row (32 B to 2 KiB) from rows
+  // 8 KiB apart (a 4096-wide bf16 row-major operand), all SMs, 256 MB read per point.
+  void access_granularity() {
+    const unsigned pitch = 8192, rows = 65536;  // 512 MB matrix
+    char* m = nullptr;
+    CK(cudaMalloc(&m, static_cast<size_t>(pitch) * rows));
+    CK(cudaMemset(m, 1, static_cast<size_t>(pitch) * rows));
+    uint4* clean = nullptr;
+    const size_t cb = 256ull << 20;
+    CK(cudaMalloc(&clean, cb));
+    CK(cudaMemset(clean, 0, cb));
+    const unsigned long long total16 = (256ull << 20) / 16;
+    for (unsigned chunk : {32u, 64u, 128u, 256u, 512u, 1024u, 2048u}) {
+      std::vector<float> t;
+      for (int r = 0; r < 5; ++r) {
+        l2_clean_kernel<<<sms_ * 4, 512>>>(clean, static_cast<long long>(cb / 16),
+                                           reinterpret_cast<uint32_t*>(sink_));
+        CKL();
+        t.push_back(time_ms([&] {
+          chunk_read_kernel<<<sms_ * 4, 512>>>(m, rows, chunk, pitch, total16,
+                                               reinterpret_cast<uint32_t*>(sink_));
+        }));
+      }
+      std::sort(t.begin(), t.end());
+      add("dram_chunk_read_" + std::to_string(chunk) + "B", (256ull << 20) / (t[2] * 1e-3) / 1e9,
+          "GB/s", nvml_mhz(),
+          std::to_string(chunk) + " contiguous bytes per row, rows 8 KiB apart, each row's chunk "
+          "k before chunk k+1; 256 MB, 4 x 512 thr/SM, 4 ld.global.cg.v4 in flight per thread; "
+          "CUDA events, median of 5, L2 cleaned before each");
+    }
+    CK(cudaFree(m));
+    CK(cudaFree(clean));
   }
 
   void bandwidth() {
@@ -1313,12 +1487,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: gemmsim-microbench [--out FILE] [--quick] "
                    "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
-                   "ifetch]\n");
+                   "ifetch|dirty|granularity]\n");
       return 2;
     }
   }
   const std::string groups[] = {"",        "smem",   "arithmetic", "issue",    "global",
-                                "element", "l2port", "bandwidth",  "launch",   "loaded", "ifetch"};
+                                "element", "l2port", "bandwidth",  "launch",   "loaded", "ifetch", "dirty",
+                                "granularity"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -1337,6 +1512,8 @@ int main(int argc, char** argv) {
     if (want("launch")) r.launch();
     if (want("loaded")) r.loaded_latency();
     if (want("ifetch")) r.instruction_fetch();
+    if (want("dirty")) r.dirty_lines();
+    if (want("granularity")) r.access_granularity();
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
