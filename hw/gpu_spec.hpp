@@ -105,6 +105,12 @@ struct DramSpec {
   Bandwidth sustained;    // measured streaming bandwidth (the model's ceiling)
   Cycles latency;         // added to an L2 miss, in SM cycles (DRAM load-to-use minus l2.hit_latency)
   Bytes interleave{256};  // address interleaving granularity across channels
+  Cycles loaded_latency;  // scale of the latency's growth with load (0: not modelled)
+  // Row buffers (all three set, or banks 0: no row model). An access to a row that is not
+  // open in its bank occupies the channel row_miss_time longer than its bytes take.
+  int banks = 0;             // banks per channel
+  Bytes row_size;            // one bank's row (page), in bytes
+  Duration row_miss_time;    // channel time a row miss adds
 };
 
 struct Features {

@@ -222,6 +222,19 @@ std::vector<ConsistencyRule> build_rules() {
          return fmt::format("{} must be a power of two of at least l2.sector {}",
                             to_string(g.dram.interleave), to_string(g.l2.sector));
        }},
+      {"dram.banks", E,
+       "dram.banks, dram.row_size and dram.row_miss_time are all set or banks is 0; row_size "
+       "is a multiple of dram.interleave",
+       [](const GpuSpec& g, DType) -> Msg {
+         if (g.dram.banks == 0) return std::nullopt;
+         if (g.dram.row_size.value == 0 || g.dram.row_miss_time.seconds == 0)
+           return fmt::format("{} banks need dram.row_size and dram.row_miss_time above 0",
+                              g.dram.banks);
+         if (g.dram.interleave.value != 0 && g.dram.row_size.value % g.dram.interleave.value == 0)
+           return std::nullopt;
+         return fmt::format("dram.row_size {} is not a multiple of dram.interleave {}",
+                            to_string(g.dram.row_size), to_string(g.dram.interleave));
+       }},
       {"dram.sustained", W, "dram.sustained <= dram.peak",
        [](const GpuSpec& g, DType) -> Msg {
          if (g.dram.sustained <= g.dram.peak) return std::nullopt;

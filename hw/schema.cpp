@@ -216,6 +216,21 @@ std::vector<FieldSpec> build_schema() {
                "l2.hit_latency; TLB hit)."),
       required("dram.interleave", GPU_FIELD(dram.interleave), 32, 1 * MiB,
                "Address-interleaving granularity across channels."),
+      optional("dram.loaded_latency", GPU_FIELD(dram.loaded_latency), 0, 100000,
+               "Growth of the DRAM latency with load, SM cycles: an L2 miss waits "
+               "loaded_latency x rho / sqrt(1 - rho) more, rho = DRAM bytes of the last 1024 "
+               "cycles / dram.sustained's (held at 0.95 beyond). Omitted or 0: the unloaded "
+               "latency at every load."),
+      optional("dram.banks", GPU_FIELD(dram.banks), 0, 1024,
+               "Banks per channel, each with one open row. 0 or omitted: no row model (every "
+               "access costs only its bytes at dram.sustained)."),
+      optional("dram.row_size", GPU_FIELD(dram.row_size), 0, 64 * KiB,
+               "Bytes of one bank's row (page). A channel's row of a bank holds the "
+               "row_size / dram.interleave chunks that channel gets from each span of "
+               "channels x row_size bytes."),
+      optional("dram.row_miss_time", GPU_FIELD(dram.row_miss_time), 0, 1 * us,
+               "Channel time an access to a row that is not open in its bank adds to the "
+               "access's bytes / (dram.sustained / channels)."),
 
       // --- features -------------------------------------------------------------------------
       flag("features.cp_async", GPU_FIELD(features.cp_async),

@@ -41,12 +41,59 @@ namespace {
 struct Server {
   double free_ps = 0;
   double ps_per_byte = 0;
-  double reserve(double now_ps, double bytes, double& busy_ps) {
-    const double service = bytes * ps_per_byte;
+  double reserve(double now_ps, double bytes, double& busy_ps, double extra_ps = 0) {
+    const double service = bytes * ps_per_byte + extra_ps;
     free_ps = std::max(now_ps, free_ps) + service;
     busy_ps += service;
     return free_ps;
   }
+};
+
+// DRAM bytes moved in the last kBuckets x bucket_ps (a sliding window of fixed buckets):
+// the load the DRAM sees, for its loaded latency. Times arrive in non-decreasing order.
+class LoadWindow {
+ public:
+  static constexpr int kBuckets = 8;
+  LoadWindow() = default;
+  explicit LoadWindow(Tick bucket_ps) : bucket_ps_(bucket_ps) {}
+  void add(Tick now, double amount) {
+    advance(now);
+    bytes_[head_] += amount;
+    sum_ += amount;
+  }
+  // Amount per picosecond over the window that ends at `now`: the kBuckets - 1 buckets before
+  // the current one and the part of the current one that has passed.
+  double rate(Tick now) {
+    advance(now);
+    return sum_ / double((kBuckets - 1) * bucket_ps_ + (now - head_start_) + 1);
+  }
+
+ private:
+  void advance(Tick now) {
+    if (now < head_start_ + bucket_ps_) {
+      return;
+    }
+    if (now >= head_start_ + kBuckets * bucket_ps_) {  // the whole window has passed
+      bytes_.fill(0);
+      sum_ = 0;
+      head_start_ = now - now % bucket_ps_;
+      return;
+    }
+    while (now >= head_start_ + bucket_ps_) {
+      head_ = (head_ + 1) % kBuckets;
+      sum_ -= bytes_[head_];
+      bytes_[head_] = 0;
+      head_start_ += bucket_ps_;
+    }
+    if (sum_ < 0) {
+      sum_ = 0;  // rounding
+    }
+  }
+  Tick bucket_ps_ = 1;
+  std::array<double, kBuckets> bytes_{};
+  int head_ = 0;
+  Tick head_start_ = 0;
+  double sum_ = 0;
 };
 
 // Rounds up to whole picoseconds (std::ceil is a library call without SSE4.1).
@@ -130,6 +177,50 @@ struct MemorySystem::Impl {
   // ---- time ----
   Tick l1_hit = 0, l2_hit = 0, far_extra = 0, dram_extra = 0;
   std::vector<Server> ports, slice_servers, channels;
+  // DRAM latency under load: dram.loaded_latency x rho / sqrt(1 - rho), rho = the DRAM bytes
+  // of the last window / what dram.sustained moves in it (the abscissa of the microbenchmark
+  // the parameter comes from), held at rho_max beyond.
+  LoadWindow dram_window;
+  double dram_loaded_ps = 0;    // dram.loaded_latency in picoseconds (0: not modelled)
+  double dram_full_rate = 0;    // dram.sustained in bytes per picosecond
+  static constexpr double kRhoMax = 0.95;
+  Tick dram_queue_extra(Tick now) {
+    if (dram_loaded_ps == 0) {
+      return 0;
+    }
+    const double rho = std::min(kRhoMax, dram_window.rate(now) / dram_full_rate);
+    return static_cast<Tick>(dram_loaded_ps * rho / std::sqrt(1.0 - rho));
+  }
+  // Row buffers: open_row[channel * banks + bank] is the row group last opened there. A row
+  // group is a span of channels x row_size bytes; each channel holds row_size of it (its
+  // chunks of that span), in the bank the group hashes to.
+  int banks = 0;
+  FastDivider chunks_per_group;
+  BucketHash bank_hash;
+  std::vector<std::uint64_t> open_row;
+  double row_miss_ps = 0;
+  // Reserves `line`'s channel for `bytes` at `now` and books the bytes in the load window. A read whose row is not open in its bank also pays row_miss_time. Writes (dirty
+  // write-backs) do not: the memory controller buffers them and drains them row by row, which
+  // is why a 256 MB store stream runs at the read stream's rate ([MB] dirty_write_256MB_*).
+  enum class DramOp { Read, Write };
+  double reserve_dram(std::uint64_t line, double bytes, Tick now, DramOp op) {
+    const std::uint64_t chunk = lines_per_chunk.quotient(line);
+    const std::uint32_t ch = channel_hash.bucket(chunk);
+    double extra = 0;
+    if (banks > 0 && op == DramOp::Read) {
+      const std::uint64_t group = chunks_per_group.quotient(chunk);
+      std::uint64_t& open = open_row[std::size_t(ch) * std::size_t(banks) +
+                                     bank_hash.bucket(group)];
+      if (open != group) {
+        open = group;
+        extra = row_miss_ps;
+      }
+    }
+    if (dram_loaded_ps != 0) {
+      dram_window.add(now, bytes);
+    }
+    return channels[ch].reserve(double(now), bytes, dram_busy_ps, extra);
+  }
   double l2_busy_ps = 0, dram_busy_ps = 0, port_busy_ps = 0;
   Tick last_now = 0;
 
@@ -342,6 +433,22 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   l2_hit = clock.ticks(gpu.l2.hit_latency.value);
   far_extra = clock.ticks(gpu.l2.far_extra_latency.value);
   dram_extra = clock.ticks(gpu.dram.latency.value);
+  dram_loaded_ps = double(clock.ticks(gpu.dram.loaded_latency.value));
+  dram_full_rate = chan_bpc * gpu.dram.channels / period;
+  if (gpu.dram.banks > 0) {
+    const std::uint64_t row = gpu.dram.row_size.value;
+    if (row == 0 || row % interleave != 0 || gpu.dram.row_miss_time.seconds <= 0) {
+      bad("dram.banks needs dram.row_size (a multiple of dram.interleave) and "
+          "dram.row_miss_time above 0");
+    }
+    banks = gpu.dram.banks;
+    chunks_per_group = FastDivider(std::uint64_t(gpu.dram.channels) * (row / interleave));
+    bank_hash = BucketHash(static_cast<std::uint32_t>(banks), 0x5eed);
+    open_row.assign(std::size_t(gpu.dram.channels) * std::size_t(banks), ~std::uint64_t{0});
+    row_miss_ps = gpu.dram.row_miss_time.ps();
+  }
+  // The window spans 1024 SM cycles, about one and a half unloaded DRAM round trips.
+  dram_window = LoadWindow(clock.ticks(128));
 }
 
 template <bool kProbe, class L2>
@@ -427,9 +534,9 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   if (misses) {
     const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
     counters.dram_bytes_read += miss_bytes;
-    const double f_chan =
-        channels[channel_of_line(pend_line[i])].reserve(now, double(miss_bytes), dram_busy_ps);
-    const Tick miss_done = std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + far;
+    const double f_chan = reserve_dram(pend_line[i], double(miss_bytes), now_, DramOp::Read);
+    const Tick queue = dram_queue_extra(now_);
+    const Tick miss_done = std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + queue + far;
     for (unsigned m = misses; m; m &= m - 1) {
       const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
       if (times) {
@@ -457,7 +564,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
         p.l2 = l2_hit;
         p.interconnect = far;
       }
-      p.dram += dram_extra;
+      p.dram += dram_extra + dram_queue_extra(now_);
     }
     p.dram += std::max(Tick{0}, done - now_ - p.total());  // a fill still in flight
     line_path = p;
@@ -617,8 +724,7 @@ Tick MemorySystem::Impl::serve_load(int i) {
 
 Tick MemorySystem::Impl::write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty) {
   const std::uint64_t bytes = std::uint64_t(popcount(dirty)) * sector_bytes;
-  const double done = channels[channel_of_line(l2_line(set, tag))].reserve(
-      double(now_), double(bytes), dram_busy_ps);
+  const double done = reserve_dram(l2_line(set, tag), double(bytes), now_, DramOp::Write);
   counters.dram_bytes_write += bytes;
   return ceil_tick(done);
 }
@@ -711,8 +817,8 @@ Tick MemorySystem::Impl::write_back_dirty_in(L2& l2, Tick now) {
         continue;
       }
       const std::uint64_t bytes = std::uint64_t(popcount(set.dirty(way))) * sector_bytes;
-      done = std::max(done, channels[channel_of_line(l2_line(index, set.tag(way)))].reserve(
-                                double(now), double(bytes), dram_busy_ps));
+      done = std::max(done,
+                      reserve_dram(l2_line(index, set.tag(way)), double(bytes), now, DramOp::Write));
       counters.dram_bytes_write += bytes;
       set.dirty(way) = 0;
     }

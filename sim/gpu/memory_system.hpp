@@ -17,7 +17,14 @@
 //    order and a FIFO free-time is exact); a request's data is back at
 //    max(finish of every server it uses) + the unloaded latency of its path.
 //  * Latencies (SM cycles): L1 hit l1.hit_latency; L2 hit l2.hit_latency (+ far_extra_latency
-//    when the slice is in another partition than the SM); L2 miss adds dram.latency.
+//    when the slice is in another partition than the SM); L2 miss adds dram.latency, and
+//    dram.loaded_latency x rho / sqrt(1 - rho) where rho is the DRAM bytes of the last 1024
+//    cycles over what dram.sustained moves in them (held at 0.95).
+//  * DRAM rows (when dram.banks > 0): each channel has dram.banks banks with one open row each;
+//    a read whose row is not open occupies its channel dram.row_miss_time longer than its
+//    bytes. A row holds a channel's share of a span of channels x dram.row_size bytes, so a
+//    stream opens a row once per row_size per channel and scattered small pieces open one
+//    each. Write-backs are taken as drained row by row by the controller and pay no miss.
 //  * Sectors: 32-byte sectors are the unit of hit/miss, transfer and counting (as in Nsight
 //    Compute's lts__t_sector_* and l1tex__t_sector_* counters). A sector whose fill is still
 //    in flight hits and completes when the fill arrives (no extra DRAM traffic).

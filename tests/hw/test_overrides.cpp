@@ -104,6 +104,21 @@ TEST_CASE("An override switching a feature off drops the fields it gates", "[hw]
                     Catch::Matchers::Contains("features.tma: needs compute_capability >= 90"));
 }
 
+TEST_CASE("The DRAM row model needs all three of its fields", "[hw][set]") {
+  CHECK_THROWS_WITH(load_gpu("a100", {"dram.banks=32"}),
+                    Catch::Contains("dram.banks") && Catch::Contains("dram.row_size"));
+  CHECK_THROWS_WITH(load_gpu("a100", {"dram.banks=32", "dram.row_size=1KiB"}),
+                    Catch::Contains("dram.row_miss_time"));
+  CHECK_THROWS_WITH(
+      load_gpu("a100", {"dram.banks=32", "dram.row_size=1000B", "dram.row_miss_time=1ns"}),
+      Catch::Contains("not a multiple of dram.interleave"));
+  const GpuSpec g =
+      load_gpu("a100", {"dram.banks=32", "dram.row_size=1KiB", "dram.row_miss_time=1ns"});
+  CHECK(g.dram.banks == 32);
+  CHECK(g.dram.row_miss_time.ns() == Approx(1.0));
+  CHECK(load_gpu("h100").dram.banks == 32);  // shipped with the row model
+}
+
 TEST_CASE("An implausible but modelable override loads with a warning naming it", "[hw][set]") {
   // What-if studies: a DRAM faster than the datasheet, a clock above boost.
   const GpuSpec gpu = load_gpu("h100", {"dram.sustained=5TB/s", "clocks.sustained=2.2GHz"});

@@ -568,6 +568,103 @@ SCENARIO("One SM's L2 hits are limited by its 64 B/clk port, many SMs' by the sl
   }
 }
 
+// ---- DRAM rows and load ----------------------------------------------------------------------
+
+namespace {
+
+// The test GPU with a row model: 4 banks of 1 KiB rows per channel, 20 cycles per row miss.
+GpuSpec gpu_with_rows(double miss_ns) {
+  GpuSpec g = test::small_test_gpu();
+  if (miss_ns > 0) {
+    g.dram.banks = 4;
+    g.dram.row_size = Bytes{1024};
+    g.dram.row_miss_time = Duration{miss_ns * 1e-9};
+  }
+  return g;
+}
+
+// Reads 64 KiB from DRAM at t = 0, either as one stream or as 64-byte pieces of 1024 rows that
+// are 8 KiB apart (the K-tile rows of a skinny GEMM); returns when the last byte is back.
+Tick read_64kib(MemorySystem& mem, bool rows_of_64b) {
+  std::vector<Segment> segs;
+  for (std::uint64_t i = 0; i < 1024; ++i) {
+    segs.push_back(rows_of_64b ? Segment{kBase + i * 8192, 64} : Segment{kBase + i * 64, 64});
+  }
+  Tick done = 0;
+  for (std::size_t i = 0; i < segs.size(); i += 32) {  // warp-sized batches
+    done = std::max(done, mem.access(0, MemOp::LoadBypassL1,
+                                     std::span<const Segment>(segs.data() + i, 32), 0));
+  }
+  return done;
+}
+
+}  // namespace
+
+TEST_CASE("A DRAM read that opens a row occupies its channel row_miss_time longer", "[memory]") {
+  const GpuSpec plain = gpu_with_rows(0), rows = gpu_with_rows(20);
+  const ClockDomain clock{plain.clocks.sustained};
+  auto time = [&](const GpuSpec& g, bool scattered) {
+    MemorySystem mem(g, clock);
+    return read_64kib(mem, scattered);
+  };
+  // 8 channels x 16 B/clk: 64 KiB of bytes is 512 cycles, plus 300 + 200 cycles of latency.
+  const Tick stream_plain = time(plain, false), scattered_plain = time(plain, true);
+  const Tick stream_rows = time(rows, false), scattered_rows = time(rows, true);
+  // Without rows the layout does not matter (the channels share the bytes evenly either way).
+  CHECK(std::abs(double(scattered_plain - stream_plain)) <= 0.05 * double(stream_plain));
+  // A stream opens each row once (a 1 KiB row serves 16 pieces of 64 B): 8 row groups x 20
+  // cycles per channel at most.
+  CHECK(stream_rows - stream_plain <= 8 * 20 * kCycle);
+  // Scattered pieces open a row each: 1024 misses / 8 channels x 20 cycles = 2560 cycles more
+  // on an average channel (the busiest sets the completion).
+  CHECK(scattered_rows - scattered_plain >= 2048 * kCycle);
+  CHECK(scattered_rows - scattered_plain <= 3072 * kCycle);
+}
+
+TEST_CASE("Dirty write-backs do not pay row misses", "[memory]") {
+  const GpuSpec plain = gpu_with_rows(0), rows = gpu_with_rows(20);
+  const ClockDomain clock{plain.clocks.sustained};
+  auto write_back = [&](const GpuSpec& g) {
+    MemorySystem mem(g, clock);
+    for (std::uint64_t i = 0; i < 1024; ++i) {
+      const Segment s{kBase + i * 8192, 64};
+      mem.access(0, MemOp::Store, std::span<const Segment>(&s, 1), 0);
+    }
+    const Tick t0 = 1000000 * kCycle;
+    return mem.write_back_dirty(t0) - t0;
+  };
+  CHECK(write_back(rows) == write_back(plain));
+}
+
+TEST_CASE("DRAM latency grows with the channels' load", "[memory]") {
+  GpuSpec idle_only = test::small_test_gpu();
+  GpuSpec loaded = idle_only;
+  loaded.dram.loaded_latency = Cycles{100};
+  const ClockDomain clock{idle_only.clocks.sustained};
+  // One line alone: no load to speak of (its own 128 B), less than a cycle more.
+  auto alone = [&](const GpuSpec& g) {
+    MemorySystem mem(g, clock);
+    const Segment s{kBase, 128};
+    return mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&s, 1), 0);
+  };
+  CHECK(alone(loaded) - alone(idle_only) < kCycle);
+  // A line read while the channels stream at full rate: 100 x 0.95 / sqrt(0.05) = 425 cycles
+  // more (rho is held at 0.95).
+  auto under_load = [&](const GpuSpec& g) {
+    MemorySystem mem(g, clock);
+    Tick now = 0;
+    for (std::uint64_t a = 0; a < (std::uint64_t{256} << 10); a += 128, now += kCycle) {
+      const Segment s{kBase + a, 128};  // 128 B/clk: what the 8 channels move
+      mem.access(1, MemOp::LoadBypassL1, std::span<const Segment>(&s, 1), now);
+    }
+    const Segment probe{kBase + (std::uint64_t{64} << 20), 128};
+    return mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&probe, 1), now) - now;
+  };
+  const Tick extra = under_load(loaded) - under_load(idle_only);
+  CHECK(extra >= 400 * kCycle);
+  CHECK(extra <= 430 * kCycle);
+}
+
 TEST_CASE("Two identical runs give identical completion times and counters", "[memory]") {
   auto run = [] {
     Fixture f;

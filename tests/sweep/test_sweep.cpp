@@ -94,6 +94,9 @@ TEST_CASE("Extrapolation stays close when the output bounds the reduced-K runs",
   // the mma.sync models issue the kernels' integer instructions each K-tile costs more and the
   // reduced runs are no longer output-bound: the slope alone gives 607 us against 718 us
   // simulated (-15.4%; A and B come from L2 in the reduced runs, partly from DRAM in the full one).
+  // The DRAM's row misses and loaded latency (session 7) slow the full run's DRAM reads of A
+  // and B and leave the C-bound reduced runs as they were: 551 us extrapolated against 720 us
+  // simulated (-23.5%). The sweep's default reduced K (8 and 16 K-tiles) stays within 20% here.
   const GpuSpec gpu = load_gpu("h100");
   GemmConfig c = test::tc(128, 256, 32, 2, 4, 3);
   c.dtype = DType::BF16;
@@ -104,7 +107,10 @@ TEST_CASE("Extrapolation stays close when the output bounds the reduced-K runs",
   const double exact = predict(gpu, c, p).time_us;
   INFO("extrapolated " << fast << " us, simulated " << exact << " us");
   CHECK(extrapolated);
-  CHECK(fast == Approx(exact).epsilon(0.20));
+  CHECK(fast == Approx(exact).epsilon(0.25));
+  const double fast_default = extrapolated_time_us(gpu, c, p, 8, 16, &extrapolated);
+  INFO("extrapolated from 8 and 16 K-tiles " << fast_default << " us");
+  CHECK(fast_default == Approx(exact).epsilon(0.20));
 }
 
 TEST_CASE("The default reduced K reaches the main loop's steady state", "[sweep]") {
