@@ -52,6 +52,7 @@
 #include "kernels/common/tile_rules.hpp"
 #include "kernels/cuda/registry.hpp"
 #include "validate/harness/gpu_info.hpp"
+#include "validate/harness/l2_clean.cuh"
 #include "validate/harness/sweep_csv.hpp"
 
 namespace gemmsim::bench {
@@ -220,20 +221,6 @@ __global__ void compare_kernel(const float* c, const float* ref, long long n, Co
 
 __global__ void empty_kernel() {}
 
-// Reads `n4` 16-byte words (the --flush read variant): the L2 ends up holding clean lines.
-__global__ void read_flush_kernel(const uint4* p, long long n4, unsigned* sink) {
-  unsigned acc = 0;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
-       i += stride) {
-    uint4 v;
-    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p + i));
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;
-}
 
 // Keeps the GPU busy for `ns` so that the work queued behind it runs back to back.
 __global__ void spin_kernel(long long ns) {
@@ -437,9 +424,9 @@ class Bench {
     if (opt_.flush == "memset") {
       CK(cudaMemsetAsync(flush_.p, ++flush_value_ & 0xff, flush_.bytes, stream_));
     } else if (opt_.flush == "read") {
-      read_flush_kernel<<<prop_.multiProcessorCount * 4, 512, 0, stream_>>>(
+      l2_clean_kernel<<<prop_.multiProcessorCount * 4, 512, 0, stream_>>>(
           static_cast<const uint4*>(flush_.p), static_cast<long long>(flush_.bytes / 16),
-          static_cast<unsigned*>(sums_.p));
+          static_cast<uint32_t*>(sums_.p));
       CK(cudaGetLastError());
     }
   }

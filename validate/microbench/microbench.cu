@@ -25,8 +25,11 @@
 
 #include "kernels/common/gemm_args.cuh"
 #include "validate/harness/gpu_info.hpp"
+#include "validate/harness/l2_clean.cuh"
 
 namespace mb {
+
+using gemmsim::bench::l2_clean_kernel;
 
 void check(cudaError_t e, const char* expr, int line) {
   if (e != cudaSuccess)
@@ -590,20 +593,6 @@ __global__ void write_stream_kernel(uint4* p, long long n4, unsigned v) {
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
        i += stride)
     p[i] = make_uint4(v, v + 1, v + 2, v + 3);
-}
-// Reads a buffer larger than L2 so that the L2 holds only clean lines afterwards.
-__global__ void l2_clean_kernel(const uint4* p, long long n4, uint32_t* sink) {
-  uint32_t acc = 0;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
-       i += stride) {
-    uint4 v;
-    asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p + i));
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x12345678u) sink[0] = acc;
 }
 
 // ---- DRAM access granularity -------------------------------------------------------------
