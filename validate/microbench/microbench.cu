@@ -626,6 +626,52 @@ __global__ void chunk_read_kernel(const char* base, unsigned rows, unsigned chun
   if (acc == 0x12345678u) sink[0] = acc;
 }
 
+// ---- global reductions (the split-K atomic epilogue) ---------------------------------------
+// Every thread adds 1.0f with red.global.add.f32 to `per_thread` floats of dst, 128 floats
+// apart (one per warp-instruction row, like the epilogue's accumulator rows). Blocks b and
+// b + groups hit the same addresses (`sharers` = gridDim.x / groups blocks per address, as the
+// split-K slices of one C tile do).
+__global__ void red_kernel(float* dst, int groups, int per_thread, Probe* pr) {
+  probe_start(pr);
+  const int g = blockIdx.x % groups;
+  float* base = dst + static_cast<long long>(g) * blockDim.x * per_thread;
+  for (int i = 0; i < per_thread; ++i)
+    asm volatile("red.global.add.f32 [%0], %1;" ::"l"(base + i * blockDim.x + threadIdx.x),
+                 "f"(1.0f)
+                 : "memory");
+  probe_end(pr);
+}
+
+// ---- L2 request rate ---------------------------------------------------------------------
+// Each warp instruction touches 32 lines, 4 bytes each (one sector, one L2 request per lane:
+// `spread`), or one line's 128 bytes (one request of four sectors). `footprint4` floats, a
+// power of two small enough to stay in L2. 8 independent loads in flight per thread; stores
+// are st.global.cg. Counts one request per (instruction, line).
+__global__ void l2_request_kernel(float* p, unsigned footprint4, int iters, bool spread,
+                                  bool store, float* sink) {
+  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  const unsigned warps = gridDim.x * blockDim.x / 32;
+  float acc = 0;
+  for (int it = 0; it < iters; ++it) {
+    float v[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      const unsigned instr = (it * 8 + u) * warps + warp;
+      const unsigned idx = spread ? (instr * 32 + lane) * 32 : instr * 32 + lane;
+      float* a = p + (idx & (footprint4 - 1));
+      if (store)
+        asm volatile("st.global.cg.f32 [%0], %1;" ::"l"(a), "f"(1.0f) : "memory");
+      else
+        asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v[u]) : "l"(a));
+    }
+    if (!store) {
+#pragma unroll
+      for (int u = 0; u < 8; ++u) acc += v[u];
+    }
+  }
+  if (acc == 1234.5f) sink[0] = acc;
+}
+
 __global__ void empty_kernel() {}
 
 // Launch-to-start: the kernel records %globaltimer when it begins.
@@ -1070,6 +1116,68 @@ class Runner {
     CK(cudaFree(clean));
   }
 
+  // red.global.add.f32 throughput: 4 blocks of 256 threads per SM, 32 reductions per thread,
+  // with 1, 4 or 16 blocks adding to each address (each group of blocks targets 32 KiB; at most
+  // 16.5 MiB in all, so the targets stay in L2).
+  void reductions() {
+    const int blocks = sms_ * 4, threads = 256, per = 32;
+    float* dst = nullptr;
+    const size_t floats = static_cast<size_t>(blocks) * threads * per;
+    CK(cudaMalloc(&dst, floats * 4));
+    for (int sharers : {1, 4, 16}) {
+      const int groups = blocks / sharers;
+      std::vector<float> t;
+      for (int r = 0; r < 5; ++r) {
+        CK(cudaMemset(dst, 0, floats * 4));
+        t.push_back(time_ms([&] { red_kernel<<<blocks, threads>>>(dst, groups, per, probe_); }));
+      }
+      std::sort(t.begin(), t.end());
+      const double ops = static_cast<double>(blocks) * threads * per;
+      add("red_f32_throughput_" + std::to_string(sharers) + "_sharers", ops / (t[2] * 1e-3) / 1e9,
+          "Gop/s", nvml_mhz(),
+          std::to_string(blocks) + " blocks x 256 thr, 32 red.global.add.f32 each (warp: 128 B "
+          "contiguous), " + std::to_string(sharers) + " block(s) per address; CUDA events, "
+          "median of 5, targets (L2-resident) zeroed before each");
+    }
+    CK(cudaFree(dst));
+  }
+
+  // L2 requests per second from all SMs: one-sector requests (32 lines per warp instruction)
+  // against whole-line ones, loads and stores, on a 16 MiB L2-resident footprint.
+  void l2_requests() {
+    const unsigned footprint4 = 4u << 20;  // 16 MiB
+    float* p = nullptr;
+    CK(cudaMalloc(&p, static_cast<size_t>(footprint4) * 4));
+    CK(cudaMemset(p, 0, static_cast<size_t>(footprint4) * 4));
+    const int blocks = sms_ * 4, threads = 256, iters = 64;
+    for (int store = 0; store < 2; ++store) {
+      for (int spread = 1; spread >= 0; --spread) {
+        std::vector<float> t;
+        for (int r = 0; r < 5; ++r) {
+          l2_request_kernel<<<blocks, threads>>>(p, footprint4, 4, spread, store,
+                                                 reinterpret_cast<float*>(sink_));  // warm
+          CKL();
+          t.push_back(time_ms([&] {
+            l2_request_kernel<<<blocks, threads>>>(p, footprint4, iters, spread, store,
+                                                   reinterpret_cast<float*>(sink_));
+          }));
+        }
+        std::sort(t.begin(), t.end());
+        const double instr = static_cast<double>(blocks) * (threads / 32) * iters * 8;
+        const double requests = instr * (spread ? 32 : 1);
+        const std::string name = std::string("l2_") + (store ? "store" : "load") +
+                                 (spread ? "_1sector" : "_4sector") + "_requests";
+        add(name, requests / (t[2] * 1e-3) / 1e9, "G/s", nvml_mhz(),
+            std::string(store ? "st.global.cg.f32" : "ld.global.cg.f32") +
+                (spread ? ", the 32 lanes on 32 lines (32 one-sector requests per instruction)"
+                        : ", the 32 lanes on one line (one four-sector request)") +
+                ", 16 MiB footprint (L2-resident), 4 x 256 thr per SM, 8 in flight per "
+                "thread; CUDA events, median of 5");
+      }
+    }
+    CK(cudaFree(p));
+  }
+
   void bandwidth() {
     const size_t big = quick_ ? (512ull << 20) : (2048ull << 20);
     uint4* a = nullptr;
@@ -1476,13 +1584,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: gemmsim-microbench [--out FILE] [--quick] "
                    "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
-                   "ifetch|dirty|granularity]\n");
+                   "ifetch|dirty|granularity|reduction|"
+                   "l2requests]\n");
       return 2;
     }
   }
   const std::string groups[] = {"",        "smem",   "arithmetic", "issue",    "global",
                                 "element", "l2port", "bandwidth",  "launch",   "loaded", "ifetch", "dirty",
-                                "granularity"};
+                                "granularity", "reduction",  "l2requests"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -1503,6 +1612,8 @@ int main(int argc, char** argv) {
     if (want("ifetch")) r.instruction_fetch();
     if (want("dirty")) r.dirty_lines();
     if (want("granularity")) r.access_granularity();
+    if (want("reduction")) r.reductions();
+    if (want("l2requests")) r.l2_requests();
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
