@@ -56,12 +56,12 @@ class LoadWindow {
   static constexpr int kBuckets = 8;
   LoadWindow() = default;
   explicit LoadWindow(Tick bucket_ps) : bucket_ps_(bucket_ps) {}
-  void add(Tick now, double amount) {
+  void add(Tick now, double bytes) {
     advance(now);
-    bytes_[head_] += amount;
-    sum_ += amount;
+    bytes_[head_] += bytes;
+    sum_ += bytes;
   }
-  // Amount per picosecond over the window that ends at `now`: the kBuckets - 1 buckets before
+  // Bytes per picosecond over the window that ends at `now`: the kBuckets - 1 buckets before
   // the current one and the part of the current one that has passed.
   double rate(Tick now) {
     advance(now);
@@ -199,12 +199,13 @@ struct MemorySystem::Impl {
   BucketHash bank_hash;
   std::vector<std::uint64_t> open_row;
   double row_miss_ps = 0;
-  // Reserves `line`'s channel for `bytes` at `now` and books the bytes in the load window. A read whose row is not open in its bank also pays row_miss_time. Writes (dirty
-  // write-backs) do not: the memory controller buffers them and drains them row by row, which
-  // is why a 256 MB store stream runs at the read stream's rate ([MB] dirty_write_256MB_*).
+  // Reserves `line`'s channel for `bytes` at `now` and books the bytes in the load window. A
+  // read whose row is not open in its bank also pays row_miss_time. Writes (dirty write-backs)
+  // do not: the memory controller buffers them and drains them row by row, which is why a
+  // 256 MB store stream runs at the read stream's rate ([MB] dirty_write_256MB_*).
   enum class DramOp { Read, Write };
   double reserve_dram(std::uint64_t line, double bytes, Tick now, DramOp op) {
-    const std::uint64_t chunk = lines_per_chunk.quotient(line);
+    const std::uint64_t chunk = chunk_of_line(line);
     const std::uint32_t ch = channel_hash.bucket(chunk);
     double extra = 0;
     if (banks > 0 && op == DramOp::Read) {
@@ -312,8 +313,10 @@ struct MemorySystem::Impl {
     const std::uint32_t slice = set / sets_per_slice;
     return slice_hash.join(slice, set_hash.join(set - slice * sets_per_slice, tag));
   }
+  // The DRAM interleave chunk a line is in, and the channel that chunk hashes to.
+  std::uint64_t chunk_of_line(std::uint64_t line) const { return lines_per_chunk.quotient(line); }
   std::uint32_t channel_of_line(std::uint64_t line) const {
-    return channel_hash.bucket(lines_per_chunk.quotient(line));
+    return channel_hash.bucket(chunk_of_line(line));
   }
   // Reserves the DRAM channel for a dirty victim's sectors; returns when the channel has taken
   // them (a new line cannot land in the way before its victim has left).
@@ -515,6 +518,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
 
   Tick done = now_tick;
   const Tick hit_done = served + l2_hit + far;
+  Tick dram_queue = 0;  // the loaded DRAM latency of this line's misses
   if (hits) {
     done = hit_done;
     // A fill still in flight completes the hit when it arrives (ready times are stored in
@@ -535,8 +539,9 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
     counters.dram_bytes_read += miss_bytes;
     const double f_chan = reserve_dram(pend_line[i], double(miss_bytes), now_, DramOp::Read);
-    const Tick queue = dram_queue_extra(now_);
-    const Tick miss_done = std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + queue + far;
+    dram_queue = dram_queue_extra(now_);
+    const Tick miss_done =
+        std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + dram_queue + far;
     for (unsigned m = misses; m; m &= m - 1) {
       const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
       if (times) {
@@ -564,7 +569,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
         p.l2 = l2_hit;
         p.interconnect = far;
       }
-      p.dram += dram_extra + dram_queue_extra(now_);
+      p.dram += dram_extra + dram_queue;
     }
     p.dram += std::max(Tick{0}, done - now_ - p.total());  // a fill still in flight
     line_path = p;
@@ -817,8 +822,8 @@ Tick MemorySystem::Impl::write_back_dirty_in(L2& l2, Tick now) {
         continue;
       }
       const std::uint64_t bytes = std::uint64_t(popcount(set.dirty(way))) * sector_bytes;
-      done = std::max(done,
-                      reserve_dram(l2_line(index, set.tag(way)), double(bytes), now, DramOp::Write));
+      done = std::max(
+          done, reserve_dram(l2_line(index, set.tag(way)), double(bytes), now, DramOp::Write));
       counters.dram_bytes_write += bytes;
       set.dirty(way) = 0;
     }
