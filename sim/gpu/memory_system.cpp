@@ -181,8 +181,8 @@ struct MemorySystem::Impl {
   // of the last window / what dram.sustained moves in it (the abscissa of the microbenchmark
   // the parameter comes from), held at rho_max beyond.
   LoadWindow dram_window;
-  double dram_loaded_ps = 0;    // dram.loaded_latency in picoseconds (0: not modelled)
-  double dram_full_rate = 0;    // dram.sustained in bytes per picosecond
+  double dram_loaded_ps = 0;  // dram.loaded_latency in picoseconds (0: not modelled)
+  double dram_full_rate = 0;  // dram.sustained in bytes per picosecond
   static constexpr double kRhoMax = 0.95;
   Tick dram_queue_extra(Tick now) {
     if (dram_loaded_ps == 0) {
@@ -210,8 +210,8 @@ struct MemorySystem::Impl {
     double extra = 0;
     if (banks > 0 && op == DramOp::Read) {
       const std::uint64_t group = chunks_per_group.quotient(chunk);
-      std::uint64_t& open = open_row[std::size_t(ch) * std::size_t(banks) +
-                                     bank_hash.bucket(group)];
+      std::uint64_t& open =
+          open_row[std::size_t(ch) * std::size_t(banks) + bank_hash.bucket(group)];
       if (open != group) {
         open = group;
         extra = row_miss_ps;

@@ -592,8 +592,8 @@ Tick read_64kib(MemorySystem& mem, bool rows_of_64b) {
   }
   Tick done = 0;
   for (std::size_t i = 0; i < segs.size(); i += 32) {  // warp-sized batches
-    done = std::max(done, mem.access(0, MemOp::LoadBypassL1,
-                                     std::span<const Segment>(segs.data() + i, 32), 0));
+    done = std::max(
+        done, mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(segs.data() + i, 32), 0));
   }
   return done;
 }

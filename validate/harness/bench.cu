@@ -20,8 +20,9 @@
 //     flush; --flush read (a kernel reading 2x the L2 size: the L2 is left clean), --flush none
 //     and --prewarm (after the flush, the same kernel on a small problem of 12 x 12 tiles in
 //     separate buffers, so the code, constants and shared-memory carve-out are warm but the
-//     operands are not) exist to measure what the flush itself costs a kernel. The split-K memset and the reduction kernel
-//     are inside the timed region. SM clock read through NVML while the reps run.
+//     operands are not) exist to measure what the flush itself costs a kernel. The split-K memset
+//     and the reduction kernel are inside the timed region. SM clock read through NVML while the
+//     reps run.
 // A cuBLAS row (family cublas) is timed the same way for every distinct (dtype, m, n, k).
 // launch_overhead_us: median event-timed duration of an empty kernel queued behind other work
 // (as the timed repetitions are), measured once per run.
@@ -145,13 +146,13 @@ Options parse(int argc, char** argv) {
     else if (a == "--max-reps") o.max_reps = std::atoi(val().c_str());
     else if (a == "--target-ms") o.target_ms = std::atof(val().c_str());
     else if (a == "--seed") o.seed = std::strtoull(val().c_str(), nullptr, 10);
+    else if (a == "--prewarm") o.prewarm = true;
     else if (a == "--flush") {
       o.flush = val();
       o.flush_given = true;
       if (o.flush != "memset" && o.flush != "read" && o.flush != "none")
         usage(("--flush wants memset, read or none, not " + o.flush).c_str());
-    } else if (a == "--prewarm") o.prewarm = true;
-    else usage(("unknown argument " + a).c_str());
+    } else usage(("unknown argument " + a).c_str());
   }
   if (!o.list && o.sweep.empty()) usage("--sweep is required");
   o.max_reps = std::max(o.max_reps, o.min_reps);
@@ -220,7 +221,6 @@ __global__ void compare_kernel(const float* c, const float* ref, long long n, Co
 }
 
 __global__ void empty_kernel() {}
-
 
 // Keeps the GPU busy for `ns` so that the work queued behind it runs back to back.
 __global__ void spin_kernel(long long ns) {

@@ -509,9 +509,9 @@ __global__ void syncthreads_kernel(int iters, Probe* pr) {
 // `inflight` independent loads per thread in flight, until block 0 raises `stop`. n4: a power
 // of two.
 __global__ void loaded_chase_kernel(const unsigned long long* start, int warm, int iters,
-                                    const uint4* stream, long long n4, int inflight,
-                                    int* stop, unsigned long long* bytes,
-                                    unsigned long long* sink, Probe* pr) {
+                                    const uint4* stream, long long n4, int inflight, int* stop,
+                                    unsigned long long* bytes, unsigned long long* sink,
+                                    Probe* pr) {
   extern __shared__ uint4 pad_smem[];
   if (blockIdx.x == 0) {
     if (threadIdx.x != 0) return;
@@ -559,13 +559,14 @@ __global__ void loaded_chase_kernel(const unsigned long long* start, int warm, i
 }
 
 // ---- instruction fetch -----------------------------------------------------------------------
-// One warp runs `kLen` straight-line FFMAs (4 independent chains, so that the warp issues about
-// one per cycle when the code is cached); 16 B of code each. Timed with clock64 around it.
-#define GEMMSIM_FFMA4                                                            \
-  asm volatile("fma.rn.f32 %0, %0, %4, %5;\n\tfma.rn.f32 %1, %1, %4, %5;\n\t"   \
-               "fma.rn.f32 %2, %2, %4, %5;\n\tfma.rn.f32 %3, %3, %4, %5;"        \
-               : "+f"(x0), "+f"(x1), "+f"(x2), "+f"(x3)                          \
-               : "f"(y), "f"(z));
+// One warp runs kBlocks256 x 1024 straight-line FFMAs (4 independent chains, so that the warp
+// issues about one per cycle when the code is cached); 16 B of code each. Timed with clock64 around it.
+#define GEMMSIM_FFMA4                                                \
+  asm volatile(                                                      \
+      "fma.rn.f32 %0, %0, %4, %5;\n\tfma.rn.f32 %1, %1, %4, %5;\n\t" \
+      "fma.rn.f32 %2, %2, %4, %5;\n\tfma.rn.f32 %3, %3, %4, %5;"     \
+      : "+f"(x0), "+f"(x1), "+f"(x2), "+f"(x3)                       \
+      : "f"(y), "f"(z));
 #define GEMMSIM_X4(a) a a a a
 #define GEMMSIM_X16(a) GEMMSIM_X4(GEMMSIM_X4(a))
 #define GEMMSIM_X256(a) GEMMSIM_X16(GEMMSIM_X16(a))
@@ -573,6 +574,8 @@ template <int kBlocks256>  // kBlocks256 x 256 x 4 FFMAs
 __global__ void straight_code_kernel(float y, float z, float* sink, Probe* pr) {
   float x0 = threadIdx.x, x1 = x0 + 1, x2 = x0 + 2, x3 = x0 + 3;
   const long long c0 = clock64();
+  // kBlocks256 blocks of 256 x 4 FFMAs in straight line: 1, 1 + 1, 2 + 2 or 4 + 4.
+  // clang-format off
   if constexpr (kBlocks256 >= 1) { GEMMSIM_X256(GEMMSIM_FFMA4) }
   if constexpr (kBlocks256 >= 2) { GEMMSIM_X256(GEMMSIM_FFMA4) }
   if constexpr (kBlocks256 >= 4) { GEMMSIM_X256(GEMMSIM_FFMA4) GEMMSIM_X256(GEMMSIM_FFMA4) }
@@ -580,6 +583,7 @@ __global__ void straight_code_kernel(float y, float z, float* sink, Probe* pr) {
     GEMMSIM_X256(GEMMSIM_FFMA4) GEMMSIM_X256(GEMMSIM_FFMA4)
     GEMMSIM_X256(GEMMSIM_FFMA4) GEMMSIM_X256(GEMMSIM_FFMA4)
   }
+  // clang-format on
   const long long c1 = clock64();
   if (threadIdx.x == 0) pr[blockIdx.x] = Probe{c0, c1, 0, 0};
   if (x0 + x1 + x2 + x3 == 1234.5f) sink[0] = x0;
@@ -604,7 +608,8 @@ __global__ void chunk_read_kernel(const char* base, unsigned rows, unsigned chun
   uint32_t acc = 0;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   const unsigned per_chunk = chunk / 16;
-  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < total16; i += 4 * stride) {
     uint4 v[4];
 #pragma unroll
@@ -647,8 +652,8 @@ __global__ void red_kernel(float* dst, int groups, int per_thread, Probe* pr) {
 // `spread`), or one line's 128 bytes (one request of four sectors). `footprint4` floats, a
 // power of two small enough to stay in L2. 8 independent loads in flight per thread; stores
 // are st.global.cg. Counts one request per (instruction, line).
-__global__ void l2_request_kernel(float* p, unsigned footprint4, int iters, bool spread,
-                                  bool store, float* sink) {
+__global__ void l2_request_kernel(float* p, unsigned footprint4, int iters, bool spread, bool store,
+                                  float* sink) {
   const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
   const unsigned warps = gridDim.x * blockDim.x / 32;
   float acc = 0;
@@ -922,7 +927,9 @@ class Runner {
     CK(cudaFuncSetAttribute(loaded_chase_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             smem));
     const int iters = quick_ ? 2000 : 8000;
-    struct Point { int sms, inflight; };
+    struct Point {
+      int sms, inflight;
+    };
     std::vector<Point> pts{{0, 1}};
     for (int sms : {16, 33, 66, 131})
       for (int f : {1, 2, 4, 8}) pts.push_back({sms, f});
@@ -930,8 +937,8 @@ class Runner {
       CK(cudaMemset(stop, 0, sizeof(int)));
       CK(cudaMemset(bytes, 0, sizeof(unsigned long long)));
       loaded_chase_kernel<<<1 + q.sms, 512, smem>>>(
-          start, 256, iters, st, static_cast<long long>(stream_bytes / 16), q.inflight, stop,
-          bytes, reinterpret_cast<unsigned long long*>(sink_), probe_);
+          start, 256, iters, st, static_cast<long long>(stream_bytes / 16), q.inflight, stop, bytes,
+          reinterpret_cast<unsigned long long*>(sink_), probe_);
       CKL();
       CK(cudaDeviceSynchronize());
       const auto ps = probes(1 + q.sms);
@@ -939,7 +946,10 @@ class Runner {
       CK(cudaMemcpy(&b, bytes, sizeof b, cudaMemcpyDeviceToHost));
       const double cyc = static_cast<double>(ps[0].c1 - ps[0].c0) / iters;
       long long g0 = ps[0].g0, g1 = ps[0].g1;
-      for (int i = 1; i <= q.sms; ++i) { g0 = std::min(g0, ps[i].g0); g1 = std::max(g1, ps[i].g1); }
+      for (int i = 1; i <= q.sms; ++i) {
+        g0 = std::min(g0, ps[i].g0);
+        g1 = std::max(g1, ps[i].g1);
+      }
       const double gbs = q.sms ? static_cast<double>(b) / static_cast<double>(g1 - g0) : 0.0;
       const std::string tag = "_s" + std::to_string(q.sms) + "_f" + std::to_string(q.inflight);
       const std::string how = "1 thread chasing 65536 random lines over 1 GB while " +
@@ -965,12 +975,14 @@ class Runner {
     std::vector<double> cold, warm;
     for (int r = 0; r < 7; ++r) {
       CK(cudaMemset(flush, r & 0xff, flush_bytes));
-      straight_code_kernel<kBlocks256><<<1, 32>>>(1.0001f, 0.5f, reinterpret_cast<float*>(sink_), probe_);
+      straight_code_kernel<kBlocks256>
+          <<<1, 32>>>(1.0001f, 0.5f, reinterpret_cast<float*>(sink_), probe_);
       CKL();
       CK(cudaDeviceSynchronize());
       Probe p = probes(1)[0];
       cold.push_back(static_cast<double>(p.c1 - p.c0));
-      straight_code_kernel<kBlocks256><<<1, 32>>>(1.0001f, 0.5f, reinterpret_cast<float*>(sink_), probe_);
+      straight_code_kernel<kBlocks256>
+          <<<1, 32>>>(1.0001f, 0.5f, reinterpret_cast<float*>(sink_), probe_);
       CKL();
       CK(cudaDeviceSynchronize());
       p = probes(1)[0];
@@ -980,8 +992,9 @@ class Runner {
     std::sort(warm.begin(), warm.end());
     const std::string n = std::to_string(instr);
     add("straight_code_" + n + "_after_flush", cold[3], "cycles", nvml_mhz(),
-        "1 warp, " + n + " straight-line FFMAs (4 chains), launched right after a memset over "
-        "2x L2; clock64 span, median of 7");
+        "1 warp, " + n +
+            " straight-line FFMAs (4 chains), launched right after a memset over "
+            "2x L2; clock64 span, median of 7");
     add("straight_code_" + n + "_again", warm[3], "cycles", nvml_mhz(),
         "same kernel launched again at once (code fetched by the launch before); median of 7");
   }
@@ -1032,7 +1045,8 @@ class Runner {
       const std::string x = std::to_string(mb) + "MB";
       add("dirty_read_256MB_after_memset_" + x, median(tr) * 1e3, "us", nvml_mhz(),
           "256 MB ld.global.cg.v4 stream (4 x 512 thr/SM), after an L2-cleaning 256 MB read and a "
-          "memset of " + x + "; CUDA events, median of 5");
+          "memset of " +
+              x + "; CUDA events, median of 5");
       add("dirty_write_256MB_after_memset_" + x, median(tw) * 1e3, "us", nvml_mhz(),
           "256 MB 16-byte store stream (4 x 512 thr/SM), same preparation; median of 5");
     }
@@ -1045,11 +1059,13 @@ class Runner {
       CK(cudaMalloc(&cbuf, span));
       CK(cudaMemset(cbuf, 0, span));
       unsigned long long* start = build_chase(cbuf, span, 1 << 16, 99);
-      struct Variant { const char* name; int mb, pre; };
+      struct Variant {
+        const char* name;
+        int mb, pre;
+      };
       for (const Variant v : {Variant{"clean", 0, 0}, Variant{"memset100MB", 100, 0},
                               Variant{"memset24MB_read26MB", 24, 26},
-                              Variant{"memset8MB_read42MB", 8, 42},
-                              Variant{"read50MB", 0, 50}}) {
+                              Variant{"memset8MB_read42MB", 8, 42}, Variant{"read50MB", 0, 50}}) {
         std::vector<double> cyc;
         for (int r = 0; r < 5; ++r) {
           l2_clean_kernel<<<sms_ * 4, 512>>>(clean, n4, reinterpret_cast<uint32_t*>(sink_));
@@ -1071,8 +1087,9 @@ class Runner {
         std::sort(cyc.begin(), cyc.end());
         add(std::string("dirty_victim_chase_") + v.name, cyc[2], "cycles", nvml_mhz(),
             "1 thread, ld.global.cg chase over random lines of 1 GB (4096 loads) after an "
-            "L2-cleaning 256 MB read, a memset of " + std::to_string(v.mb) + " MB and a read of " +
-                std::to_string(v.pre) + " MB of other data; median of 5");
+            "L2-cleaning 256 MB read, a memset of " +
+                std::to_string(v.mb) + " MB and a read of " + std::to_string(v.pre) +
+                " MB of other data; median of 5");
       }
       CK(cudaFree(cbuf));
     }
@@ -1108,9 +1125,10 @@ class Runner {
       std::sort(t.begin(), t.end());
       add("dram_chunk_read_" + std::to_string(chunk) + "B", (256ull << 20) / (t[2] * 1e-3) / 1e9,
           "GB/s", nvml_mhz(),
-          std::to_string(chunk) + " contiguous bytes per row, rows 8 KiB apart, each row's chunk "
-          "k before chunk k+1; 256 MB, 4 x 512 thr/SM, 4 ld.global.cg.v4 in flight per thread; "
-          "CUDA events, median of 5, L2 cleaned before each");
+          std::to_string(chunk) +
+              " contiguous bytes per row, rows 8 KiB apart, each row's chunk "
+              "k before chunk k+1; 256 MB, 4 x 512 thr/SM, 4 ld.global.cg.v4 in flight per thread; "
+              "CUDA events, median of 5, L2 cleaned before each");
     }
     CK(cudaFree(m));
     CK(cudaFree(clean));
@@ -1135,9 +1153,12 @@ class Runner {
       const double ops = static_cast<double>(blocks) * threads * per;
       add("red_f32_throughput_" + std::to_string(sharers) + "_sharers", ops / (t[2] * 1e-3) / 1e9,
           "Gop/s", nvml_mhz(),
-          std::to_string(blocks) + " blocks x 256 thr, 32 red.global.add.f32 each (warp: 128 B "
-          "contiguous), " + std::to_string(sharers) + " block(s) per address; CUDA events, "
-          "median of 5, targets (L2-resident) zeroed before each");
+          std::to_string(blocks) +
+              " blocks x 256 thr, 32 red.global.add.f32 each (warp: 128 B "
+              "contiguous), " +
+              std::to_string(sharers) +
+              " block(s) per address; CUDA events, "
+              "median of 5, targets (L2-resident) zeroed before each");
     }
     CK(cudaFree(dst));
   }
@@ -1589,9 +1610,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::string groups[] = {"",        "smem",   "arithmetic", "issue",    "global",
-                                "element", "l2port", "bandwidth",  "launch",   "loaded", "ifetch", "dirty",
-                                "granularity", "reduction",  "l2requests"};
+  const std::string groups[] = {"",        "smem",   "arithmetic",  "issue",     "global",
+                                "element", "l2port", "bandwidth",   "launch",    "loaded",
+                                "ifetch",  "dirty",  "granularity", "reduction", "l2requests"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
