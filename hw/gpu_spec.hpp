@@ -108,9 +108,9 @@ struct DramSpec {
   Cycles loaded_latency;  // scale of the latency's growth with load (0: not modelled)
   // Row buffers (all three set, or banks 0: no row model). An access to a row that is not
   // open in its bank occupies the channel row_miss_time longer than its bytes take.
-  int banks = 0;             // banks per channel
-  Bytes row_size;            // one bank's row (page), in bytes
-  Duration row_miss_time;    // channel time a row miss adds
+  int banks = 0;           // banks per channel
+  Bytes row_size;          // one bank's row (page), in bytes
+  Duration row_miss_time;  // channel time a row miss adds
 };
 
 struct Features {
