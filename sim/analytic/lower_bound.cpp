@@ -88,6 +88,65 @@ model::SimtFragmentCost simt_fragment_cached(const GemmConfig& c, const GpuSpec&
   return cached(cache, key, [&] { return model::simt_fragment_cost(c, gpu); });
 }
 
+// The load/store unit's cycles for one K tile's copy by all of a CTA's warps, on the
+// pipelined tensor-core kernel. The simulator reserves the SM's LSU (sim/gpu/gpu_model.cpp,
+// lsu_free) for max(instructions / lsu.ops_per_clk_per_sm, L1 lines x l1.line /
+// l1.bytes_per_clk) per global-memory op, one op after another, and the copy's ops are those
+// of the model (kernels/common/tc_plan.hpp): one cp.async batch per warp where both operands'
+// rows are 16-byte aligned, else the element path's loads, `vec` per 16-byte chunk, each
+// touching the lines of the chunk's vector instruction. This is what bounds a problem with an
+// odd K or N, where every chunk is eight loads. Each op's reservation is rounded to whole
+// picoseconds, so half a picosecond per op is taken off.
+double tile_lsu_cycles(const GemmConfig& c, const GpuSpec& gpu, const GemmProblem& p) {
+  if (c.family != Family::Pipelined || !c.tensor_core()) return 0;
+  const int vec = tc_vec_elems(c.dtype);
+  const bool a_vec = p.k % vec == 0, b_vec = p.n % vec == 0;
+  const model::TcCopyPlan plan = model::tc_copy_plan(c, gpu, c.threads(), &p);
+  const double lsu = 1.0 / std::max(1e-9, gpu.lsu.ops_per_clk_per_sm);
+  const double per_line = double(gpu.l1.line.value) / std::max(1.0, gpu.l1.bytes_per_clk);
+  const double half_ps = 0.5e-12 * gpu.clocks.sustained.hz;  // cycles
+  double total = 0;
+  auto add = [&](const sim::Op& op) {
+    if (op.kind != sim::OpKind::GlobalLoad && op.kind != sim::OpKind::CpAsync) return;
+    total += std::max(0.0, std::max(op.count * lsu, op.l1_lines * per_line) - half_ps);
+  };
+  for (int w = 0; w < c.threads() / 32; ++w) {
+    if (gpu.features.cp_async && !(a_vec && b_vec)) {
+      for (const model::TcCopyPart& part : model::tc_copy_parts(plan, w, a_vec, b_vec)) {
+        sim::Op op;
+        model::tc_copy_part_op(plan, w, part, c.dtype, 0, op);
+        add(op);
+      }
+    } else {
+      sim::Op op;
+      model::tc_copy_op(plan, w, a_vec, b_vec, c.dtype, op);
+      add(op);
+    }
+  }
+  return total;
+}
+
+double tile_lsu_cycles_cached(const GemmConfig& c, const GpuSpec& gpu, const GemmProblem& p) {
+  // The plan depends on the problem through the row pitches (mod 32 B) and the vector path.
+  const long long eb = element_bytes(c.dtype), vec = tc_vec_elems(c.dtype);
+  using Key = std::tuple<std::string, int, int, int, int, int, int, int, int, long long,
+                         long long, double>;
+  thread_local std::map<Key, double> cache;
+  const Key key{gpu.key + "/" + gpu.name,
+                int(c.family),
+                int(c.dtype),
+                c.block_m,
+                c.block_n,
+                c.block_k,
+                c.warps_m,
+                c.warps_n,
+                int(c.smem_layout),
+                (p.k * eb) % 32 + 32 * (p.k % vec),
+                (p.n * eb) % 32 + 32 * (p.n % vec),
+                gpu.clocks.sustained.hz};
+  return cached(cache, key, [&] { return tile_lsu_cycles(c, gpu, p); });
+}
+
 // A bound for one streaming launch (kernels/common/aux_models.cpp: 256 threads per CTA, 16
 // bytes per thread): `load_slices` fp32 slices of M x N read (the split-K workspace, never in
 // L1: the GEMM wrote it through the write-through L1) and C written. Every byte crosses its
@@ -238,6 +297,10 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
               std::max(1, gpu.sm.issue_per_clk);
   }
 
+  // ---- The LSU: the copy's global-memory instructions and L1 lines ------------------------
+  const double lsu_tile = tile_lsu_cycles_cached(c, gpu, p);
+  const double lsu_s = lsu_tile > 0 ? busiest(kt_total * lsu_tile, kt_min * lsu_tile) : 0.0;
+
   // ---- Chains inside one CTA --------------------------------------------------------------
   // The latency of a K tile's copy: an L2 hit behind the port (an L1 hit for ld.global).
   const double load_lat = bypass ? l2_hit + (hopper ? tma_extra : 0.0) : std::min(l1_hit, l2_hit);
@@ -304,6 +367,7 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
       {math_s, tc ? "tensor_pipe" : "fp32_pipe"},
       {mio_s, "shared_memory"},
       {issue_s, "issue"},
+      {lsu_s, "lsu"},
       {port_s, "l2_port"},
       {port_chain_s, "l2_port"},
       {l2_s, "l2"},

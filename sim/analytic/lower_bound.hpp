@@ -8,6 +8,8 @@
 //   - shared-memory port (MIO): per K tile, the copy into shared memory (cp.async fill, staged
 //     st.shared or TMA box) and the operand reads (ldmatrix/lds fragments, wgmma), with bank
 //     conflicts, from the kernel models' own cost functions (kernels/common/tc_plan.hpp);
+//   - the SM's load/store unit: the pipelined tensor-core copy's global-memory instructions
+//     and L1 lines (eight element loads per 16-byte chunk where K or N is odd);
 //   - the SM's port to L2: A and B where they bypass L1 (cp.async.cg, TMA) and the output (C,
 //     atomics or the split-K workspace); the L2 slices: the same bytes, atomics twice;
 //   - DRAM: A and B read once from the cold L2, at the sustained bandwidth;
