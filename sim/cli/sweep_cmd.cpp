@@ -25,7 +25,7 @@ struct SweepCli {
   std::string hw, problem = "4096x4096x4096", dtype = "f16", kernel, model = "des";
   std::vector<std::string> overrides;
   std::string split_k = "1,2,4,8,16", split_k_mode = "atomic,reduction", swizzle = "1,2,4,8";
-  std::string reduced_k = "8,16";
+  std::string reduced_k = "8,16", reduced_waves = "2,4";
   std::string out;
   bool library = false, exact = false, exhaustive = false, best = false, force = false,
        no_progress = false;
@@ -62,6 +62,17 @@ int run_sweep_command(const SweepCli& o) {
                                 o.reduced_k));
   spec.reduced_k_tiles_1 = rk[0];
   spec.reduced_k_tiles_2 = rk[1];
+  if (o.reduced_waves != "off") {
+    const auto rw = parse_int_list(o.reduced_waves, "--reduced-waves", 1, 1 << 20);
+    if (rw.size() != 2 || rw[0] >= rw[1])
+      throw UserError(fmt::format(
+          "--reduced-waves '{}': expected two counts of full waves w1,w2 with w1 < w2, or off",
+          o.reduced_waves));
+    spec.reduced_waves_1 = rw[0];
+    spec.reduced_waves_2 = rw[1];
+  } else {
+    spec.reduced_waves_1 = spec.reduced_waves_2 = 0;
+  }
   if (o.top < 1) throw UserError(fmt::format("--top {}: must be at least 1", o.top));
   if (o.threads < 0)
     throw UserError(fmt::format("--threads {}: must be 0 (all cores) or more", o.threads));
@@ -125,8 +136,13 @@ int run_sweep_command(const SweepCli& o) {
   const std::string method =
       spec.model != "des" ? spec.model
       : spec.exact        ? "exact simulation"
-                          : fmt::format("simulated at {} and {} K-tiles per CTA, extrapolated to K",
-                                        spec.reduced_k_tiles_1, spec.reduced_k_tiles_2);
+      : spec.reduced_waves_1 > 0
+          ? fmt::format("simulated at {} and {} K-tiles per CTA and, in grids of more than {} "
+                        "waves, {} and {} full waves, extrapolated",
+                        spec.reduced_k_tiles_1, spec.reduced_k_tiles_2, spec.reduced_waves_2 + 1,
+                        spec.reduced_waves_1, spec.reduced_waves_2)
+          : fmt::format("simulated at {} and {} K-tiles per CTA, extrapolated to K",
+                        spec.reduced_k_tiles_1, spec.reduced_k_tiles_2);
   std::cout << fmt::format(
       "  {} legal configurations of {} candidates; {} evaluated in {:.1f} s on "
       "{} thread(s) ({})\n",
@@ -190,6 +206,10 @@ Subcommand add_sweep_command(CLI::App& parent) {
               "--top-th best simulated time)");
   s->add_option("--reduced-k", o->reduced_k,
                 "K-tiles per CTA of the two reduced simulations, n1,n2")
+      ->capture_default_str();
+  s->add_option("--reduced-waves", o->reduced_waves,
+                "Full waves of the two grid prefixes each simulation is extrapolated from, "
+                "w1,w2, or off (whole grids)")
       ->capture_default_str();
   s->add_option("--split-k", o->split_k, "Split-K values to try, comma-separated (1..16)")
       ->capture_default_str();

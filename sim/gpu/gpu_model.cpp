@@ -138,8 +138,9 @@ int GpuModel::ctas_per_sm(const GpuSpec& gpu, const LaunchGeometry& g, std::stri
   return best.ctas;
 }
 
-KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
+KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) {
   const LaunchGeometry geo = kernel.geometry();
+  const int ctas_run = cta_limit > 0 ? std::min(cta_limit, geo.ctas) : geo.ctas;
   KernelStats st;
   st.start = start;
   st.ctas = geo.ctas;
@@ -251,8 +252,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
   };
 
   // Breadth-first initial dispatch: one CTA per SM, then a second per SM, ...
-  for (int round = 0; round < st.ctas_per_sm && next_cta < geo.ctas; ++round)
-    for (int s = 0; s < nsm && next_cta < geo.ctas; ++s) launch(round * nsm + s, start);
+  for (int round = 0; round < st.ctas_per_sm && next_cta < ctas_run; ++round)
+    for (int s = 0; s < nsm && next_cta < ctas_run; ++s) launch(round * nsm + s, start);
 
   auto dep_ready = [&](const WarpState& w, const Op& op, WaitCause& cause) {
     Tick r = w.next_issue;
@@ -324,7 +325,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start) {
     if (--cta.warps_alive == 0) {
       end = std::max(end, cta.last_done);
       if (obs_) obs_->cta_end(cta.id, w.cta_slot, cta.sm, cta.exit_time, cta.last_done);
-      if (next_cta < geo.ctas) launch(w.cta_slot, cta.exit_time + cta_launch_latency);
+      if (next_cta < ctas_run) launch(w.cta_slot, cta.exit_time + cta_launch_latency);
     }
   };
 

@@ -63,8 +63,11 @@ class GpuModel {
  public:
   GpuModel(const GpuSpec& gpu, MemorySystem& memory);
 
-  // Simulates one kernel launch whose first CTA may start at `start`.
-  KernelStats run(const KernelModel& kernel, Tick start);
+  // Simulates one kernel launch whose first CTA may start at `start`. With `cta_limit` > 0
+  // only the grid's first `cta_limit` CTAs (launch order) run: a prefix of the grid, which the
+  // sweep's fast path extrapolates from (sim/run/sweep.hpp). The stats still describe the
+  // whole grid's shape (ctas, waves).
+  KernelStats run(const KernelModel& kernel, Tick start, int cta_limit = 0);
 
   const ClockDomain& sm_clock() const { return clock_; }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/common/aux_models.hpp"
 #include "kernels/common/kernel_name.hpp"
@@ -74,8 +76,10 @@ Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config) {
   return Frequency{std::min(gpu.clocks.sustained.hz, gpu.clocks.tensor_spec.hz)};
 }
 
-Prediction predict(const GpuSpec& spec, const GemmConfig& config, const GemmProblem& problem,
-                   sim::SimObserver* observer) {
+namespace {
+
+Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmProblem& problem,
+                    sim::SimObserver* observer, int main_ctas) {
   check_legal(config, problem, spec);
   GpuSpec gpu = spec;
   gpu.clocks.sustained = kernel_clock(spec, config);
@@ -108,7 +112,7 @@ Prediction predict(const GpuSpec& spec, const GemmConfig& config, const GemmProb
 
   const auto main_model = make_main_model(config, problem, gpu);
   const sim::MemoryCounters before = memory.counters();
-  const sim::KernelStats s = model.run(*main_model, now + launch);
+  const sim::KernelStats s = model.run(*main_model, now + launch, main_ctas);
   const sim::MemoryCounters after = memory.counters();
   out.launches.push_back({main_model->name(), double(s.end - now) / 1e6,
                           double(s.end - s.start) / 1e6, s.ctas});
@@ -185,6 +189,21 @@ Prediction predict(const GpuSpec& spec, const GemmConfig& config, const GemmProb
   out.counters["smsp__inst_executed_pipe_fma.sum"] = double(s.fma_instructions);
   out.counters["smsp__inst_executed.sum"] = double(s.warp_instructions);
   return out;
+}
+
+}  // namespace
+
+Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
+                   sim::SimObserver* observer) {
+  return simulate(gpu, config, problem, observer, 0);
+}
+
+Prediction predict_grid_prefix(const GpuSpec& gpu, const GemmConfig& config,
+                               const GemmProblem& problem, int main_ctas) {
+  if (main_ctas < 1)
+    throw std::invalid_argument("predict_grid_prefix: main_ctas " + std::to_string(main_ctas) +
+                                " must be at least 1");
+  return simulate(gpu, config, problem, nullptr, main_ctas);
 }
 
 nlohmann::json to_json(const Prediction& p) {

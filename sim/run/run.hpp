@@ -56,6 +56,13 @@ Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config);
 Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
                    sim::SimObserver* observer = nullptr);
 
+// As predict(), but the main kernel runs only its first `main_ctas` CTAs (launch order); the
+// launches around it (split-K's fill or reduction) run in full. Time, counters and
+// utilisations are those of that partial run; ctas and waves describe the whole grid. The
+// sweep's fast path extrapolates over waves from two such runs (sim/run/sweep.hpp).
+Prediction predict_grid_prefix(const GpuSpec& gpu, const GemmConfig& config,
+                               const GemmProblem& problem, int main_ctas);
+
 nlohmann::json to_json(const Prediction& p);
 nlohmann::json config_to_json(const GemmConfig& c);
 std::string format_report(const Prediction& p);

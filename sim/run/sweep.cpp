@@ -8,22 +8,56 @@
 
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/tile_rules.hpp"
+#include "kernels/common/tiling.hpp"
 #include "sim/analytic/lower_bound.hpp"
 #include "sim/analytic/model.hpp"
+#include "sim/analytic/support.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
 
 namespace gemmsim {
 
+double wave_extrapolated_time_us(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p,
+                                 int w1, int w2, bool* extrapolated, Prediction* shape) {
+  if (extrapolated) *extrapolated = false;
+  const long long ctas = CtaRaster(c, p).ctas();
+  const long long slots = (long long)gpu.sm_count * analytic::launch_of(gpu, c, p).ctas_per_sm;
+  const long long waves = (ctas + slots - 1) / std::max(1LL, slots);
+  // Prefixes of tail + w full waves: w1 < w2 < waves - 1, or there is nothing to save.
+  if (w1 < 1 || w2 <= w1 || waves - 1 <= w2) {
+    Prediction full = predict(gpu, c, p);
+    const double t = full.time_us;
+    if (shape) *shape = std::move(full);
+    return t;
+  }
+  const long long tail = ctas - (waves - 1) * slots;  // the last wave's CTAs, 1..slots
+  // The slope is the main kernel's alone: split-K's fill or reduction launch runs in full in
+  // both prefixes, and its time differs only with what the prefix left in L2.
+  auto main_us = [&](const Prediction& r) {
+    const std::size_t main = c.split_k > 1 && c.split_k_mode == SplitKMode::Atomic ? 1 : 0;
+    return r.launches.at(main).duration_us;
+  };
+  const Prediction first = predict_grid_prefix(gpu, c, p, int(tail + w1 * slots));
+  Prediction second = predict_grid_prefix(gpu, c, p, int(tail + w2 * slots));
+  const double t = second.time_us + (main_us(second) - main_us(first)) *
+                                        double(waves - 1 - w2) / double(w2 - w1);
+  if (shape) *shape = std::move(second);
+  if (extrapolated) *extrapolated = true;
+  return t;
+}
+
 double extrapolated_time_us(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p, int n1,
-                            int n2, bool* extrapolated, Prediction* shape) {
+                            int n2, bool* extrapolated, Prediction* shape, int w1, int w2) {
   const long long n = splitk_slice_k(c, p.k) / c.block_k;  // K-tiles per CTA
   if (extrapolated) *extrapolated = false;
-  if (n <= n2 || n1 < 1 || n2 <= n1) {
-    Prediction full = predict(gpu, c, p);
-    if (shape) *shape = full;
-    return full.time_us;
-  }
+  // One simulation of problem q: of the whole grid, or extrapolated from its first waves.
+  auto simulate = [&](const GemmProblem& q, Prediction* out) {
+    bool by_waves = false;
+    const double t = wave_extrapolated_time_us(gpu, c, q, w1, w2, &by_waves, out);
+    if (by_waves && extrapolated) *extrapolated = true;
+    return t;
+  };
+  if (n <= n2 || n1 < 1 || n2 <= n1) return simulate(p, shape);
   // Remove whole K-tiles from every slice: K - split_k * block_k * d keeps K's remainder (and
   // so the load path) and leaves n - d K-tiles per slice.
   auto reduced_problem = [&](long long tiles) {
@@ -31,10 +65,8 @@ double extrapolated_time_us(const GpuSpec& gpu, const GemmConfig& c, const GemmP
     q.k = p.k - (long long)c.split_k * c.block_k * (n - tiles);
     return q;
   };
-  const double t1 = predict(gpu, c, reduced_problem(n1)).time_us;
-  Prediction second = predict(gpu, c, reduced_problem(n2));
-  const double t2 = second.time_us;
-  if (shape) *shape = std::move(second);
+  const double t1 = simulate(reduced_problem(n1), nullptr);
+  const double t2 = simulate(reduced_problem(n2), shape);
   if (extrapolated) *extrapolated = true;
   const double linear = t2 + (t2 - t1) * double(n - n2) / double(n2 - n1);
   // With a few K-tiles the output (C stores, atomics, the reduction launch) can bound the run,
@@ -66,7 +98,8 @@ nlohmann::json sweep_point(const GpuSpec& gpu, const SweepSpec& spec, const Gemm
       t = shape.time_us;
     } else {
       t = extrapolated_time_us(gpu, c, p, spec.reduced_k_tiles_1, spec.reduced_k_tiles_2,
-                               &extrapolated, &shape);
+                               &extrapolated, &shape, spec.reduced_waves_1,
+                               spec.reduced_waves_2);
     }
     // The extrapolation can fall below what the full simulation provably takes (its slope,
     // seen at a few K-tiles with A and B in L2, misses the DRAM traffic of the real K). It is

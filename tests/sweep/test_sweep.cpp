@@ -191,6 +191,47 @@ TEST_CASE("sweep writes CSV and JSON and never overwrites them without --force",
   fs::remove_all(dir);
 }
 
+TEST_CASE("A grid prefix of all its CTAs is the whole grid", "[sweep]") {
+  const GpuSpec gpu = load_gpu("h100");
+  GemmConfig c = test::tc(64, 64, 32, 2, 2, 3);
+  c.split_k = 2;
+  c.split_k_mode = SplitKMode::Reduction;
+  const GemmProblem p{512, 512, 512};
+  const Prediction whole = predict(gpu, c, p);
+  CHECK(predict_grid_prefix(gpu, c, p, whole.ctas).time_us == whole.time_us);
+  CHECK(predict_grid_prefix(gpu, c, p, whole.ctas + 5).time_us == whole.time_us);
+  const Prediction half = predict_grid_prefix(gpu, c, p, whole.ctas / 2);
+  CHECK(half.ctas == whole.ctas);    // the grid's shape, not the prefix's
+  CHECK(half.launches.size() == 2);  // the reduction still runs in full
+  CHECK(half.launches[0].duration_us < whole.launches[0].duration_us);
+  CHECK_THROWS(predict_grid_prefix(gpu, c, p, 0));
+}
+
+TEST_CASE("Extrapolation over waves: whole grids up to w2 + 1 waves, close beyond", "[sweep]") {
+  const GpuSpec gpu = load_gpu("h100");
+  bool extrapolated = true;
+  // 4096x4096x128, 64x64x32 bf16: 4096 CTAs in 8 waves of 4 per SM.
+  GemmConfig c = test::tc(64, 64, 32, 2, 2, 3);
+  c.dtype = DType::BF16;
+  const GemmProblem p{4096, 4096, 128};
+  const Prediction exact = predict(gpu, c, p);
+  REQUIRE(exact.waves == 8);
+  CHECK(wave_extrapolated_time_us(gpu, c, p, 2, 7, &extrapolated) == exact.time_us);
+  CHECK_FALSE(extrapolated);
+  const double fast = wave_extrapolated_time_us(gpu, c, p, 2, 4, &extrapolated);
+  INFO("from 2 and 4 full waves " << fast << " us, whole grid " << exact.time_us << " us");
+  CHECK(extrapolated);
+  CHECK(fast != exact.time_us);
+  CHECK(fast == Approx(exact.time_us).epsilon(0.03));
+  // A partial last wave: 4000x4000 leaves 63 x 63 = 3969 CTAs, the last wave 2 per SM short.
+  const GemmProblem q{4000, 4000, 128};
+  const double fast_q = wave_extrapolated_time_us(gpu, c, q, 2, 4, &extrapolated);
+  const double exact_q = predict(gpu, c, q).time_us;
+  INFO("4000x4000: " << fast_q << " us against " << exact_q << " us");
+  CHECK(extrapolated);
+  CHECK(fast_q == Approx(exact_q).epsilon(0.03));
+}
+
 TEST_CASE("Bad sweep flags are clear errors with exit code 2", "[sweep][cli]") {
   struct Bad {
     const char* args;
@@ -201,6 +242,9 @@ TEST_CASE("Bad sweep flags are clear errors with exit code 2", "[sweep][cli]") {
       {"sweep --hw h100 --split-k 1,1", "appears twice"},
       {"sweep --hw h100 --swizzle 3", "--swizzle '3'"},
       {"sweep --hw h100 --reduced-k 16,8", "--reduced-k '16,8'"},
+      {"sweep --hw h100 --reduced-waves 4,2", "--reduced-waves '4,2'"},
+      {"sweep --hw h100 --reduced-waves 0,2", "--reduced-waves '0,2'"},
+      {"sweep --hw h100 --reduced-waves many", "--reduced-waves 'many'"},
       {"sweep --hw h100 --problem 10x10", "--problem '10x10'"},
       {"sweep --hw h100 --model magic", "--model 'magic'"},
       {"sweep --hw h100 --kernel fast", "--kernel 'fast'"},
