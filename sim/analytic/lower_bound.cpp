@@ -129,8 +129,8 @@ double tile_lsu_cycles(const GemmConfig& c, const GpuSpec& gpu, const GemmProble
 double tile_lsu_cycles_cached(const GemmConfig& c, const GpuSpec& gpu, const GemmProblem& p) {
   // The plan depends on the problem through the row pitches (mod 32 B) and the vector path.
   const long long eb = element_bytes(c.dtype), vec = tc_vec_elems(c.dtype);
-  using Key = std::tuple<std::string, int, int, int, int, int, int, int, int, long long,
-                         long long, double>;
+  using Key =
+      std::tuple<std::string, int, int, int, int, int, int, int, int, long long, long long, double>;
   thread_local std::map<Key, double> cache;
   const Key key{gpu.key + "/" + gpu.name,
                 int(c.family),

@@ -137,10 +137,11 @@ int run_sweep_command(const SweepCli& o) {
       spec.model != "des" ? spec.model
       : spec.exact        ? "exact simulation"
       : spec.reduced_waves_1 > 0
-          ? fmt::format("simulated at {} and {} K-tiles per CTA and, in grids of more than {} "
-                        "waves, {} and {} full waves, extrapolated",
-                        spec.reduced_k_tiles_1, spec.reduced_k_tiles_2, spec.reduced_waves_2 + 1,
-                        spec.reduced_waves_1, spec.reduced_waves_2)
+          ? fmt::format(
+                "simulated at {} and {} K-tiles per CTA and, in grids of more than {} "
+                "waves, {} and {} full waves, extrapolated",
+                spec.reduced_k_tiles_1, spec.reduced_k_tiles_2, spec.reduced_waves_2 + 1,
+                spec.reduced_waves_1, spec.reduced_waves_2)
           : fmt::format("simulated at {} and {} K-tiles per CTA, extrapolated to K",
                         spec.reduced_k_tiles_1, spec.reduced_k_tiles_2);
   std::cout << fmt::format(

@@ -39,8 +39,8 @@ double wave_extrapolated_time_us(const GpuSpec& gpu, const GemmConfig& c, const 
   };
   const Prediction first = predict_grid_prefix(gpu, c, p, int(tail + w1 * slots));
   Prediction second = predict_grid_prefix(gpu, c, p, int(tail + w2 * slots));
-  const double t = second.time_us + (main_us(second) - main_us(first)) *
-                                        double(waves - 1 - w2) / double(w2 - w1);
+  const double t = second.time_us +
+                   (main_us(second) - main_us(first)) * double(waves - 1 - w2) / double(w2 - w1);
   if (shape) *shape = std::move(second);
   if (extrapolated) *extrapolated = true;
   return t;
@@ -98,8 +98,7 @@ nlohmann::json sweep_point(const GpuSpec& gpu, const SweepSpec& spec, const Gemm
       t = shape.time_us;
     } else {
       t = extrapolated_time_us(gpu, c, p, spec.reduced_k_tiles_1, spec.reduced_k_tiles_2,
-                               &extrapolated, &shape, spec.reduced_waves_1,
-                               spec.reduced_waves_2);
+                               &extrapolated, &shape, spec.reduced_waves_1, spec.reduced_waves_2);
     }
     // The extrapolation can fall below what the full simulation provably takes (its slope,
     // seen at a few K-tiles with A and B in L2, misses the DRAM traffic of the real K). It is
