@@ -31,11 +31,14 @@ double wave_extrapolated_time_us(const GpuSpec& gpu, const GemmConfig& c, const 
     return t;
   }
   const long long tail = ctas - (waves - 1) * slots;  // the last wave's CTAs, 1..slots
-  // The slope is the main kernel's alone: split-K's fill or reduction launch runs in full in
-  // both prefixes, and its time differs only with what the prefix left in L2.
-  auto main_us = [&](const Prediction& r) {
-    const std::size_t main = c.split_k > 1 && c.split_k_mode == SplitKMode::Atomic ? 1 : 0;
-    return r.launches.at(main).duration_us;
+  // The slope is the main kernel's alone (the launch named after the configuration): split-K's
+  // fill or reduction launch runs in full in both prefixes, and its time differs only with
+  // what the prefix left in L2.
+  auto main_us = [](const Prediction& r) {
+    const auto it = std::find_if(r.launches.begin(), r.launches.end(),
+                                 [&](const LaunchResult& l) { return l.kernel == r.kernel; });
+    GEMMSIM_ASSERT(it != r.launches.end());
+    return it->duration_us;
   };
   const Prediction first = predict_grid_prefix(gpu, c, p, int(tail + w1 * slots));
   Prediction second = predict_grid_prefix(gpu, c, p, int(tail + w2 * slots));
