@@ -599,6 +599,36 @@ __global__ void write_stream_kernel(uint4* p, long long n4, unsigned v) {
     p[i] = make_uint4(v, v + 1, v + 2, v + 3);
 }
 
+// ---- L2 lines shared across SMs -------------------------------------------------------------
+// `passes` passes over n4 16-byte words split into gridDim.x chunks; in pass r block b reads
+// chunk (b + r * rot) mod gridDim.x with ld.global.cg (L2 only). rot = 0: every line is read by
+// the same block, hence the same SM, in every pass; rot != 0: by blocks on many SMs, in both
+// L2 partitions.
+__global__ void rotate_read_kernel(const uint4* p, long long n4, int passes, int rot,
+                                   uint32_t* sink) {
+  uint32_t acc = 0;
+  const long long chunk = n4 / gridDim.x;
+  for (int r = 0; r < passes; ++r) {
+    const long long c = (blockIdx.x + static_cast<long long>(r) * rot) % gridDim.x;
+    const uint4* q = p + c * chunk;
+    for (long long i = threadIdx.x; i < chunk; i += 4ll * blockDim.x) {
+      uint4 v[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const long long j = i + u * static_cast<long long>(blockDim.x);
+        v[u] = make_uint4(0, 0, 0, 0);
+        if (j < chunk)
+          asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+                       : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
+                       : "l"(q + j));
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+  }
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
 // ---- DRAM access granularity -------------------------------------------------------------
 // The GEMM tile pattern: a matrix of `rows` rows, `pitch` bytes apart, read `chunk` contiguous
 // bytes per row at a time, every row's chunk k before any row's chunk k + 1 (as the CTAs of a
@@ -1097,6 +1127,217 @@ class Runner {
     CK(cudaFree(rd));
     CK(cudaFree(wr));
     CK(cudaFree(dirty));
+  }
+
+  // The L2 state the harness's flush leaves (a memset over 2x L2, then the timed kernel at
+  // once), seen by the next kernel: (a) reads of S MB after a clean L2 and after the flush, (b)
+  // a 256 MB read after the flush and an idle gap of T us (a one-thread spin), (c) a 256 MB read
+  // by fewer SMs (below the DRAM's rate) after a clean L2 and after the flush.
+  void flush_state() {
+    const size_t big = 256ull << 20;
+    const size_t flush_bytes = 2ull * static_cast<size_t>(prop_.l2CacheSize);
+    uint4 *clean = nullptr, *rd = nullptr, *dirty = nullptr;
+    CK(cudaMalloc(&clean, big));
+    CK(cudaMalloc(&rd, big));
+    CK(cudaMalloc(&dirty, flush_bytes));
+    CK(cudaMemset(clean, 1, big));
+    CK(cudaMemset(rd, 2, big));
+    const long long clean4 = static_cast<long long>(big / 16);
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    const int reps = quick_ ? 3 : 7;
+    auto median = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    // Cleans the L2 (256 MB read), then the harness's flush if `flush`, then `gap_ns` idle.
+    auto prepare = [&](bool flush, int r, long long gap_ns) {
+      l2_clean_kernel<<<sms_ * 4, 512>>>(clean, clean4, sink);
+      CKL();
+      if (flush) CK(cudaMemsetAsync(dirty, (r + 1) & 0xff, flush_bytes));
+      if (gap_ns > 0) {
+        spin_kernel<<<1, 1>>>(gap_ns, probe_);
+        CKL();
+      }
+    };
+    const char* state[] = {"clean", "memset"};
+    for (int mb : {8, 16, 24, 32, 48, 64, 128, 256}) {
+      const long long n4 = (static_cast<long long>(mb) << 20) / 16;
+      for (int f = 0; f < 2; ++f) {
+        std::vector<float> t;
+        for (int r = 0; r < reps; ++r) {
+          prepare(f == 1, r, 0);
+          t.push_back(time_ms([&] { read_kernel<<<sms_ * 4, 512>>>(rd, n4, 1, sink, probe_); }));
+        }
+        add("flush_read_" + std::to_string(mb) + "MB_after_" + state[f], median(t) * 1e3, "us",
+            nvml_mhz(),
+            std::to_string(mb) +
+                " MB ld.global.cg.v4 stream (4 x 512 thr/SM) after a 256 MB "
+                "L2-cleaning read" +
+                (f ? std::string(" and a memset over 2x L2") : std::string()) +
+                "; CUDA events, median of " + std::to_string(reps));
+      }
+    }
+    for (int us : {5, 10, 20, 40, 80}) {
+      std::vector<float> t;
+      for (int r = 0; r < reps; ++r) {
+        prepare(true, r, us * 1000ll);
+        t.push_back(time_ms([&] { read_kernel<<<sms_ * 4, 512>>>(rd, clean4, 1, sink, probe_); }));
+      }
+      add("flush_gap_" + std::to_string(us) + "us_read_256MB", median(t) * 1e3, "us", nvml_mhz(),
+          "256 MB stream after a memset over 2x L2 and an idle gap of " + std::to_string(us) +
+              " us (one-thread spin kernel); median of " + std::to_string(reps));
+    }
+    for (int blocks : {16, 33, 66}) {
+      for (int f = 0; f < 2; ++f) {
+        std::vector<float> t;
+        for (int r = 0; r < reps; ++r) {
+          prepare(f == 1, r, 0);
+          t.push_back(time_ms([&] { read_kernel<<<blocks, 512>>>(rd, clean4, 1, sink, probe_); }));
+        }
+        const float ms = median(t);
+        add("flush_read_256MB_" + std::to_string(blocks) + "blocks_after_" + state[f], ms * 1e3,
+            "us", nvml_mhz(),
+            "256 MB stream by " + std::to_string(blocks) + " blocks of 512 threads (" +
+                std::to_string(static_cast<int>(big / 1e6 / ms)) + " GB/s), after a clean L2" +
+                (f ? std::string(" and a memset over 2x L2") : std::string()) + "; median of " +
+                std::to_string(reps));
+      }
+    }
+    CK(cudaFree(clean));
+    CK(cudaFree(rd));
+    CK(cudaFree(dirty));
+  }
+
+  // Which lines a read stream evicts first after a memset: the L2 is cleaned, then prepared
+  // as (a) memset 24 MB, (b) memset 24 MB then read 26 MB of other data (clean lines, more
+  // recent), (c) read 26 MB then memset 24 MB, (d) memset 2x L2; then S MB are read, by all
+  // SMs (4 x 512 threads each) or by 16 blocks. Under LRU, (b) evicts the dirty lines first and
+  // (c) last; a replacement that prefers clean victims evicts them last in both.
+  void flush_order() {
+    const size_t big = 256ull << 20;
+    const size_t flush_bytes = 2ull * static_cast<size_t>(prop_.l2CacheSize);
+    uint4 *clean = nullptr, *rd = nullptr, *other = nullptr, *dirty = nullptr;
+    CK(cudaMalloc(&clean, big));
+    CK(cudaMalloc(&rd, big));
+    CK(cudaMalloc(&other, 32ull << 20));
+    CK(cudaMalloc(&dirty, flush_bytes));
+    CK(cudaMemset(clean, 1, big));
+    CK(cudaMemset(rd, 2, big));
+    CK(cudaMemset(other, 4, 32ull << 20));
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    const int reps = quick_ ? 3 : 7;
+    auto median = [](std::vector<float> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    auto read_other = [&](int mb) {
+      l2_clean_kernel<<<sms_ * 4, 512>>>(other, (static_cast<long long>(mb) << 20) / 16, sink);
+      CKL();
+    };
+    auto memset_mb = [&](size_t bytes, int r) {
+      CK(cudaMemsetAsync(dirty, (r + 1) & 0xff, bytes));
+    };
+    struct Prep {
+      const char* name;
+      int order;  // 0: clean only, 1: memset 24, 2: memset 24 + read 26, 3: read 26 + memset 24,
+                  // 4: memset 2x L2
+    };
+    for (const Prep prep : {Prep{"clean", 0}, Prep{"memset24", 1}, Prep{"memset24_read26", 2},
+                            Prep{"read26_memset24", 3}, Prep{"memset2xL2", 4}}) {
+      for (int blocks : {sms_ * 4, 16}) {
+        for (int mb : {8, 16, 24, 32, 64, 256}) {
+          if (blocks == 16 && mb != 64 && mb != 256) continue;
+          const long long n4 = (static_cast<long long>(mb) << 20) / 16;
+          std::vector<float> t;
+          for (int r = 0; r < reps; ++r) {
+            l2_clean_kernel<<<sms_ * 4, 512>>>(clean, static_cast<long long>(big / 16), sink);
+            CKL();
+            if (prep.order == 1 || prep.order == 2) memset_mb(24ull << 20, r);
+            if (prep.order == 2 || prep.order == 3) read_other(26);
+            if (prep.order == 3) memset_mb(24ull << 20, r);
+            if (prep.order == 4) memset_mb(flush_bytes, r);
+            t.push_back(time_ms([&] { read_kernel<<<blocks, 512>>>(rd, n4, 1, sink, probe_); }));
+          }
+          add(std::string("flush_order_") + prep.name + "_read" + std::to_string(mb) + "MB_" +
+                  std::to_string(blocks) + "blocks",
+              median(t) * 1e3, "us", nvml_mhz(),
+              std::to_string(mb) + " MB ld.global.cg.v4 stream by " + std::to_string(blocks) +
+                  " blocks of 512 threads after a 256 MB L2-cleaning read and " + prep.name +
+                  "; median of " + std::to_string(reps));
+        }
+      }
+    }
+    // Stores after the same preparations: 64 MB and 256 MB 16-byte store streams.
+    for (const Prep prep : {Prep{"clean", 0}, Prep{"memset24_read26", 2}, Prep{"memset2xL2", 4}}) {
+      for (int mb : {64, 256}) {
+        const long long n4 = (static_cast<long long>(mb) << 20) / 16;
+        std::vector<float> t;
+        for (int r = 0; r < reps; ++r) {
+          l2_clean_kernel<<<sms_ * 4, 512>>>(clean, static_cast<long long>(big / 16), sink);
+          CKL();
+          if (prep.order == 2) {
+            memset_mb(24ull << 20, r);
+            read_other(26);
+          }
+          if (prep.order == 4) memset_mb(flush_bytes, r);
+          t.push_back(time_ms([&] { write_stream_kernel<<<sms_ * 4, 512>>>(rd, n4, r); }));
+        }
+        add(std::string("flush_order_") + prep.name + "_write" + std::to_string(mb) + "MB",
+            median(t) * 1e3, "us", nvml_mhz(),
+            std::to_string(mb) +
+                " MB 16-byte store stream (4 x 512 thr/SM) after a 256 MB "
+                "L2-cleaning read and " +
+                prep.name + "; median of " + std::to_string(reps));
+      }
+    }
+    CK(cudaFree(clean));
+    CK(cudaFree(rd));
+    CK(cudaFree(other));
+    CK(cudaFree(dirty));
+  }
+
+  // How much of the L2 holds lines that SMs of both partitions read: W MB read in 9 passes by
+  // 2 blocks per SM, each line by the same block in every pass (fixed) or by a block on another
+  // SM in each pass (rotating). Per pass after the first: (t9 - t1) / 8. Run under ncu
+  // (--cache-control none) for the DRAM bytes and hit rate of rotate_read_kernel.
+  void l2_sharing() {
+    const size_t big = 256ull << 20;
+    uint4 *clean = nullptr, *buf = nullptr;
+    CK(cudaMalloc(&clean, big));
+    CK(cudaMalloc(&buf, 64ull << 20));
+    CK(cudaMemset(clean, 1, big));
+    CK(cudaMemset(buf, 3, 64ull << 20));
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    const int grid = sms_ * 2, reps = quick_ ? 3 : 5;
+    for (int mb : {8, 16, 20, 24, 28, 32, 40, 48, 64}) {
+      const long long n4 = (static_cast<long long>(mb) << 20) / 16;
+      for (int rot : {0, grid / 2 + 1}) {
+        double per_pass[2];
+        for (int k = 0; k < 2; ++k) {
+          const int passes = k == 0 ? 1 : 9;
+          std::vector<float> t;
+          for (int r = 0; r < reps; ++r) {
+            l2_clean_kernel<<<sms_ * 4, 512>>>(clean, static_cast<long long>(big / 16), sink);
+            CKL();
+            t.push_back(
+                time_ms([&] { rotate_read_kernel<<<grid, 512>>>(buf, n4, passes, rot, sink); }));
+          }
+          std::sort(t.begin(), t.end());
+          per_pass[k] = t[t.size() / 2];
+        }
+        const double us = (per_pass[1] - per_pass[0]) / 8 * 1e3;
+        add("l2_share_" + std::string(rot ? "rotating_" : "fixed_") + std::to_string(mb) + "MB", us,
+            "us/pass", nvml_mhz(),
+            std::to_string(mb) + " MB re-read by " + std::to_string(grid) +
+                " blocks x 512 thr, each line by " +
+                (rot ? std::string("a block on another SM each pass")
+                     : std::string("the same block")) +
+                "; (t9 - t1) / 8 passes, medians of " + std::to_string(reps) + " (" +
+                std::to_string(static_cast<int>(mb * 1.048576 / us * 1e3)) + " GB/s)");
+      }
+    }
+    CK(cudaFree(clean));
+    CK(cudaFree(buf));
   }
 
   // DRAM read bandwidth against the contiguous bytes read per row (32 B to 2 KiB) from rows
@@ -1606,13 +1847,14 @@ int main(int argc, char** argv) {
                    "usage: gemmsim-microbench [--out FILE] [--quick] "
                    "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
                    "ifetch|dirty|granularity|reduction|"
-                   "l2requests]\n");
+                   "l2requests|flushstate|flushorder|l2share]\n");
       return 2;
     }
   }
-  const std::string groups[] = {"",        "smem",   "arithmetic",  "issue",     "global",
-                                "element", "l2port", "bandwidth",   "launch",    "loaded",
-                                "ifetch",  "dirty",  "granularity", "reduction", "l2requests"};
+  const std::string groups[] = {
+      "",           "smem",       "arithmetic", "issue",  "global", "element",     "l2port",
+      "bandwidth",  "launch",     "loaded",     "ifetch", "dirty",  "granularity", "reduction",
+      "l2requests", "flushstate", "flushorder", "l2share"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -1635,6 +1877,9 @@ int main(int argc, char** argv) {
     if (want("granularity")) r.access_granularity();
     if (want("reduction")) r.reductions();
     if (want("l2requests")) r.l2_requests();
+    if (want("flushstate")) r.flush_state();
+    if (want("flushorder")) r.flush_order();
+    if (want("l2share")) r.l2_sharing();
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
