@@ -87,12 +87,18 @@ struct L2Spec {
   Bytes line{128};
   Bytes sector{32};
   int associativity = 0;
+  // Ways of each set a kernel's data can hold (0: all of them). The H100 keeps a cyclic
+  // re-read of 40 MB but not of 48 MB in its 50 MB L2 (configs/hw/h100.yaml).
+  int usable_ways = 0;
   int slices = 0;
   int partitions = 1;
   Bandwidth bandwidth;        // aggregate read bandwidth at the sustained SM clock
   double port_bytes_per_clk = 0;  // bytes per SM clock one SM's link to L2 carries (per SM)
   Cycles hit_latency;         // load-to-use latency of a near-partition hit
   Cycles far_extra_latency;   // added when the slice is in the other partition
+  // The most dirty data the L2 holds: a write that takes it above this first writes back the
+  // lines that became dirty longest ago (they stay resident, clean). 0: no limit.
+  Bytes dirty_limit;
 };
 
 struct DramSpec {

@@ -180,6 +180,10 @@ std::vector<FieldSpec> build_schema() {
       required("l2.line", GPU_FIELD(l2.line), 16, 1024, "L2 line (tag) size."),
       required("l2.sector", GPU_FIELD(l2.sector), 8, 1024, "L2 sector: fill granularity."),
       required("l2.associativity", GPU_FIELD(l2.associativity), 1, 1024, "Ways per L2 slice."),
+      optional("l2.usable_ways", GPU_FIELD(l2.usable_ways), 0, 1024,
+               "Ways of each set that a kernel's data can hold, when fewer than "
+               "l2.associativity: the simulated L2 holds size x usable_ways / associativity "
+               "bytes. Omitted or 0: all ways."),
       required("l2.slices", GPU_FIELD(l2.slices), 1, 4096,
                "L2 slices; each holds size / slices and serves 1/slices of the bandwidth; "
                "addresses are spread across them."),
@@ -195,6 +199,11 @@ std::vector<FieldSpec> build_schema() {
       required("l2.far_extra_latency", GPU_FIELD(l2.far_extra_latency), 0, 10000,
                "Extra latency of a hit in the far partition, SM cycles (0 with one "
                "partition)."),
+      optional("l2.dirty_limit", GPU_FIELD(l2.dirty_limit), 0, 1 * GiB,
+               "The most dirty (written, not yet written back) data the L2 holds: a write that "
+               "takes it above this first writes back, to DRAM, the lines that became dirty "
+               "longest ago; they stay resident and clean. Omitted or 0: no limit (dirty lines "
+               "leave only when evicted)."),
 
       // --- DRAM -----------------------------------------------------------------------------
       one_of("dram.type", GPU_FIELD(dram.type),

@@ -90,6 +90,7 @@ struct PredictOptions {
   bool ws_flags_given = false;  // --ws-variant or --consumers
   int split_k = 1, swizzle = 1;
   bool json = false;
+  std::string l2_start = "clean";  // --l2-start
   traces::TraceRequest traces;  // --trace, --report, --critical-path and their filters
 };
 
@@ -197,9 +198,16 @@ int run_predict(const PredictOptions& o) {
   const GemmConfig c = resolve_config(o, gpu);
   const auto d = parse_dims(o.problem, 3, "--problem");
   const GemmProblem p{d[0], d[1], d[2]};
-  if (o.traces.active()) traces::check_request(o.traces);
+  const L2Start start = parse_l2_start(o.l2_start);
+  if (o.traces.active()) {
+    traces::check_request(o.traces);
+    if (start != L2Start::Clean)
+      throw UserError(
+          "--l2-start memset-flush cannot be combined with --trace, --report or "
+          "--critical-path (they follow a run from a clean L2)");
+  }
   const Prediction pred = o.traces.active() ? traces::predict_traced(gpu, c, p, o.traces)
-                                            : predict(gpu, c, p);
+                                            : predict(gpu, c, p, nullptr, start);
   if (o.json)
     std::cout << to_json(pred).dump(2) << "\n";
   else
@@ -251,6 +259,10 @@ int main(int argc, char** argv) {
                  "Warp-specialized consumer warpgroups (4 warps each): 1 or 2")
       ->capture_default_str();
   app.add_flag("--json", o.json, "Print one JSON object instead of the report");
+  app.add_option("--l2-start", o.l2_start,
+                 "L2 at the first launch: clean, or memset-flush (right after gemmsim-bench's "
+                 "flush, a memset over 2x L2, which leaves dirty lines to write back)")
+      ->capture_default_str();
   traces::add_trace_options(app, o.traces);
 
   // gemmsim hw show <gpu>
@@ -275,6 +287,10 @@ int main(int argc, char** argv) {
   val->add_option("--set", vo.overrides, "Override a GPU field, KEY.PATH=VALUE (repeatable)");
   val->add_option("--threads", vo.threads, "Worker threads (default: all cores)");
   val->add_option("--rows", vo.rows_csv, "Write every row's prediction and error to this CSV");
+  val->add_option("--l2-start", vo.l2_start,
+                  "L2 each timed row starts from: clean, or memset-flush (the data set's "
+                  "method, simulated; see README)")
+      ->capture_default_str();
   val->add_option("--model", vo.model,
                   "des (simulator), cutlass-latency, ws-recurrence, roofline or cosma (ranking only)")
       ->capture_default_str();

@@ -19,6 +19,12 @@
 //  * In-flight fills: a filled sector's ready time is stored in "near partition" time (the
 //    time a near SM would have the data) so a far SM merging with it adds far_extra_latency,
 //    and vice versa.
+//  * The dirty limit (l2.dirty_limit): the H100 keeps at most about 24 MB of written data in L2
+//    (a memset of 24 MB and one of 100 MB leave the same write-back cost to the next kernel).
+//    Lines are queued in the order they become dirty; a write that takes the dirty bytes above
+//    the limit first writes back the oldest still-dirty lines, which stay resident and clean.
+//    A queued line that was evicted (or cleaned and dirtied again, which keeps its first
+//    place) is found by its tag when its turn comes.
 //  * The L1 is sized from l1.size (the caller picks the carveout) and indexed like the L2
 //    sets (BucketHash). It has no bandwidth server here: L1 data bandwidth is shared with
 //    shared memory and belongs to the SM's LSU/MIO pipe model.
@@ -28,6 +34,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <deque>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -321,6 +328,33 @@ struct MemorySystem::Impl {
   // Reserves the DRAM channel for a dirty victim's sectors; returns when the channel has taken
   // them (a new line cannot land in the way before its victim has left).
   Tick write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty);
+
+  // ---- the dirty limit ----
+  std::uint64_t dirty_limit = 0;  // l2.dirty_limit in bytes (0: none)
+  std::uint64_t dirty_bytes = 0;  // dirty sectors in L2, in bytes (tracked only with a limit)
+  std::deque<std::uint64_t> dirty_order;  // lines in the order they became dirty
+  // Before `line`'s dirty mask goes from `was` to `was | need`: writes back the oldest dirty
+  // lines until the new sectors fit under the limit, and returns when the channels have taken
+  // them (the write is accepted no earlier, as behind a dirty victim; 0 if nothing was written).
+  template <class L2>
+  Tick make_dirty(std::uint64_t line, std::uint8_t was, std::uint8_t need) {
+    const auto added = static_cast<std::uint8_t>(need & ~was);
+    if (dirty_limit == 0 || added == 0) {
+      return 0;
+    }
+    const std::uint64_t bytes = std::uint64_t(popcount(added)) * sector_bytes;
+    const Tick gone = dirty_bytes + bytes > dirty_limit
+                          ? clean_oldest<L2>(dirty_limit - std::min(dirty_limit, bytes))
+                          : 0;
+    dirty_bytes += bytes;
+    if (was == 0) {
+      dirty_order.push_back(line);
+    }
+    return gone;
+  }
+  // Writes back the oldest dirty lines until at most `target` dirty bytes remain.
+  template <class L2>
+  Tick clean_oldest(std::uint64_t target);
 };
 
 MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
@@ -389,8 +423,11 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
     }
   }
   set_hash = BucketHash(sets_per_slice, 0x5e7);
-  l2_narrow = SectoredCache16(slices * sets_per_slice,
-                              static_cast<std::uint32_t>(gpu.l2.associativity), sectors_per_line);
+  // A kernel's data gets l2.usable_ways of each set (all when 0).
+  const int ways = gpu.l2.usable_ways > 0 ? std::min(gpu.l2.usable_ways, gpu.l2.associativity)
+                                          : gpu.l2.associativity;
+  l2_narrow =
+      SectoredCache16(slices * sets_per_slice, static_cast<std::uint32_t>(ways), sectors_per_line);
   const std::uint64_t l2_sets_total = std::uint64_t(slices) * sets_per_slice;
   max_line = l2_sets_total >= 4096
                  ? FastDivider::kMaxNumerator
@@ -450,6 +487,7 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
     open_row.assign(std::size_t(gpu.dram.channels) * std::size_t(banks), ~std::uint64_t{0});
     row_miss_ps = gpu.dram.row_miss_time.ps();
   }
+  dirty_limit = gpu.l2.dirty_limit.value;
   // The window spans 1024 SM cycles, about one and a half unloaded DRAM round trips.
   dram_window = LoadWindow(clock.ticks(128));
 }
@@ -475,6 +513,10 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   }
   set.touch(way);
 
+  if (kind != L2Kind::Read) {
+    // Writes and atomics dirty the line: room under l2.dirty_limit first.
+    victim_gone = std::max(victim_gone, make_dirty<L2>(pend_line[i], set.dirty(way), need));
+  }
   const Tick far =
       far_extra != 0 && slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
   const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
@@ -731,6 +773,30 @@ Tick MemorySystem::Impl::write_back(std::uint32_t set, std::uint32_t tag, std::u
   const std::uint64_t bytes = std::uint64_t(popcount(dirty)) * sector_bytes;
   const double done = reserve_dram(l2_line(set, tag), double(bytes), now_, DramOp::Write);
   counters.dram_bytes_write += bytes;
+  if (dirty_limit != 0) {
+    dirty_bytes -= std::min(dirty_bytes, bytes);
+  }
+  return ceil_tick(done);
+}
+
+template <class L2>
+Tick MemorySystem::Impl::clean_oldest(std::uint64_t target) {
+  double done = 0;
+  while (dirty_bytes > target && !dirty_order.empty()) {
+    const std::uint64_t line = dirty_order.front();
+    dirty_order.pop_front();
+    const L2Place place = l2_place(line);
+    const typename L2::Set set = l2_store<L2>().set(place.set);
+    const std::uint32_t way = set.find(static_cast<typename L2::Tag>(place.tag));
+    if (way == L2::kNone || set.dirty(way) == 0) {
+      continue;  // evicted (written back then) or already clean
+    }
+    const std::uint64_t bytes = std::uint64_t(popcount(set.dirty(way))) * sector_bytes;
+    done = std::max(done, reserve_dram(line, double(bytes), now_, DramOp::Write));
+    counters.dram_bytes_write += bytes;
+    dirty_bytes -= std::min(dirty_bytes, bytes);
+    set.dirty(way) = 0;
+  }
   return ceil_tick(done);
 }
 
@@ -828,6 +894,8 @@ Tick MemorySystem::Impl::write_back_dirty_in(L2& l2, Tick now) {
       set.dirty(way) = 0;
     }
   }
+  dirty_bytes = 0;
+  dirty_order.clear();
   return ceil_tick(done);
 }
 

@@ -52,9 +52,19 @@ struct Prediction {
 // tensor-core kernels (see run.cpp).
 Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config);
 
-// `observer`, when given, sees every launch of the prediction (traces, critical path).
+// What the L2 holds when the first launch starts.
+//  - Clean: nothing dirty (a cold start; also what Nsight Compute's profiled launches find).
+//  - AfterMemsetFlush: the measurement harness's flush has just run: a cudaMemsetAsync over
+//    twice the L2 size, right before the timed launches (gemmsim-bench's default). The flush is
+//    simulated but not timed; it leaves the L2 full of its lines, as many of them dirty as
+//    l2.dirty_limit allows, and the timed launches pay for writing back those they evict.
+enum class L2Start { Clean, AfterMemsetFlush };
+const char* l2_start_name(L2Start s);
+L2Start parse_l2_start(const std::string& name);  // throws UserError naming the choices
+
+// `observer`, when given, sees every timed launch of the prediction (traces, critical path).
 Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
-                   sim::SimObserver* observer = nullptr);
+                   sim::SimObserver* observer = nullptr, L2Start start = L2Start::Clean);
 
 // As predict(), but the main kernel runs only its first `main_ctas` CTAs (launch order); the
 // launches around it (split-K's fill or reduction) run in full. Time, counters and

@@ -119,6 +119,22 @@ TEST_CASE("The DRAM row model needs all three of its fields", "[hw][set]") {
   CHECK(load_gpu("h100").dram.banks == 32);  // shipped with the row model
 }
 
+TEST_CASE("The L2 dirty limit is at most the L2 and optional", "[hw][set]") {
+  CHECK_THROWS_WITH(load_gpu("a100", {"l2.dirty_limit=64MiB"}),
+                    Catch::Contains("l2.dirty_limit") && Catch::Contains("more than the L2 holds"));
+  CHECK_THROWS_WITH(load_gpu("a100", {"l2.dirty_limit=lots"}), Catch::Contains("l2.dirty_limit"));
+  CHECK(load_gpu("a100").l2.dirty_limit.value == 0);  // no measurement: no limit
+  CHECK(load_gpu("a100", {"l2.dirty_limit=20MiB"}).l2.dirty_limit.value == 20ull << 20);
+  CHECK(load_gpu("h100").l2.dirty_limit.value == 24ull << 20);  // microbench_dirty.csv
+}
+
+TEST_CASE("The L2's usable ways are at most its ways", "[hw][set]") {
+  CHECK_THROWS_WITH(load_gpu("a100", {"l2.usable_ways=64"}),
+                    Catch::Contains("l2.usable_ways") && Catch::Contains("exceed"));
+  CHECK(load_gpu("a100").l2.usable_ways == 0);   // all ways
+  CHECK(load_gpu("h100").l2.usable_ways == 32);  // microbench_l2share_s9.csv
+}
+
 TEST_CASE("An implausible but modelable override loads with a warning naming it", "[hw][set]") {
   // What-if studies: a DRAM faster than the datasheet, a clock above boost.
   const GpuSpec gpu = load_gpu("h100", {"dram.sustained=5TB/s", "clocks.sustained=2.2GHz"});

@@ -636,6 +636,93 @@ TEST_CASE("Dirty write-backs do not pay row misses", "[memory]") {
   CHECK(write_back(rows) == write_back(plain));
 }
 
+TEST_CASE("The L2 keeps at most l2.dirty_limit bytes dirty, writing back the oldest first",
+          "[memory]") {
+  GpuSpec limited = test::small_test_gpu();
+  limited.l2.dirty_limit = Bytes{256 << 10};  // a quarter of the 1 MiB L2
+  const ClockDomain clock{limited.clocks.sustained};
+  // Stores 512 KiB of whole lines (fits in L2), then reports the bytes written to DRAM during
+  // the stores and what write_back_dirty() still finds.
+  auto store_512k = [&](const GpuSpec& g, std::uint64_t* during, std::uint64_t* left) {
+    MemorySystem mem(g, clock);
+    Tick now = 0;
+    for (std::uint64_t a = 0; a < (std::uint64_t{512} << 10); a += 512, now += kCycle) {
+      const Segment s{kBase + a, 512};
+      mem.access(0, MemOp::Store, std::span<const Segment>(&s, 1), now);
+    }
+    *during = mem.counters().dram_bytes_write;
+    mem.write_back_dirty(now + 1000 * kCycle);
+    *left = mem.counters().dram_bytes_write - *during;
+  };
+  std::uint64_t during = 0, left = 0;
+  store_512k(test::small_test_gpu(), &during, &left);
+  CHECK(during == 0);  // no limit: everything stays dirty in L2
+  CHECK(left == (std::uint64_t{512} << 10));
+  store_512k(limited, &during, &left);
+  CHECK(during == (std::uint64_t{256} << 10));  // the first half went out as the second came in
+  CHECK(left == (std::uint64_t{256} << 10));
+  // The oldest went first: the first line written is clean and resident (a hit, no DRAM read),
+  // the last is still dirty.
+  MemorySystem mem(limited, clock);
+  Tick now = 0;
+  for (std::uint64_t a = 0; a < (std::uint64_t{512} << 10); a += 512, now += kCycle) {
+    const Segment s{kBase + a, 512};
+    mem.access(0, MemOp::Store, std::span<const Segment>(&s, 1), now);
+  }
+  const std::uint64_t reads = mem.counters().dram_bytes_read;
+  const Segment first{kBase, 128};
+  mem.access(1, MemOp::LoadBypassL1, std::span<const Segment>(&first, 1), now);
+  CHECK(mem.counters().dram_bytes_read == reads);
+  const std::uint64_t written = mem.counters().dram_bytes_write;
+  mem.write_back_dirty(now + 1000 * kCycle);
+  CHECK(mem.counters().dram_bytes_write - written == (std::uint64_t{256} << 10));
+}
+
+TEST_CASE("A footprint beyond the usable ways is re-read from DRAM, within them from L2",
+          "[memory]") {
+  // The test GPU's L2: 1 MiB in 16 ways. With 8 usable ways it holds 512 KiB: a second pass
+  // over 768 KiB misses everywhere under LRU (a cyclic footprint above capacity), while the
+  // whole L2 keeps it.
+  auto second_pass_dram = [](int usable) {
+    GpuSpec g = test::small_test_gpu();
+    g.l2.usable_ways = usable;
+    const ClockDomain clock{g.clocks.sustained};
+    MemorySystem mem(g, clock);
+    const std::uint64_t bytes = std::uint64_t{768} << 10;
+    Tick now = 0;
+    auto pass = [&] {
+      for (std::uint64_t a = 0; a < bytes; a += 512, now += 10 * kCycle) {
+        const Segment s{kBase + a, 512};
+        mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&s, 1), now);
+      }
+    };
+    pass();
+    const std::uint64_t first = mem.counters().dram_bytes_read;
+    pass();
+    return mem.counters().dram_bytes_read - first;
+  };
+  CHECK(second_pass_dram(0) == 0);
+  CHECK(second_pass_dram(16) == 0);
+  CHECK(second_pass_dram(8) == (std::uint64_t{768} << 10));
+}
+
+TEST_CASE("A write over the dirty limit waits for the channel to take the oldest line",
+          "[memory]") {
+  // Channels are 16 B/clk: a 128-byte write-back occupies one for 8 cycles. With the limit
+  // full, a store whose line's own channel is idle still completes no earlier than the
+  // write-back it forced has been taken.
+  GpuSpec g = test::small_test_gpu();
+  g.l2.dirty_limit = Bytes{128};
+  const ClockDomain clock{g.clocks.sustained};
+  MemorySystem mem(g, clock);
+  const Segment a{kBase, 128}, b{kBase + (std::uint64_t{1} << 20), 128};
+  const Tick t0 = 10000 * kCycle;
+  mem.access(0, MemOp::Store, std::span<const Segment>(&a, 1), 0);
+  const Tick done = mem.access(0, MemOp::Store, std::span<const Segment>(&b, 1), t0);
+  CHECK(mem.counters().dram_bytes_write == 128);
+  CHECK(done >= t0 + 8 * kCycle);
+}
+
 TEST_CASE("DRAM latency grows with the channels' load", "[memory]") {
   GpuSpec idle_only = test::small_test_gpu();
   GpuSpec loaded = idle_only;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <numeric>
+#include <set>
 #include <thread>
 
 #include "hw/loader.hpp"
@@ -154,6 +155,10 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
                                      std::vector<std::string>* failures) {
   const GpuSpec base = load_gpu(o.hw, o.overrides);
   const std::unique_ptr<PerformanceModel> model = o.model == "des" ? nullptr : make_model(o.model);
+  const L2Start start = parse_l2_start(o.l2_start);
+  std::set<std::string> profiled;  // rows with counters, when their L2 differs from the timed one
+  if (!model && start != L2Start::Clean)
+    for (const CounterRow& c : read_counters(o.data_dir)) profiled.insert(c.key);
   std::vector<std::vector<double>> rank_keys(rows.size());
   std::vector<RowResult> out(rows.size());
   std::vector<std::string> errors(rows.size());
@@ -174,13 +179,16 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
           rank_keys[i] = e.rank_key;
           continue;
         }
-        const Prediction p = predict(gpu, r.config, r.problem);
+        const Prediction p = predict(gpu, r.config, r.problem, nullptr, start);
         out[i].row = r;
         out[i].predicted_us = p.time_us;
         out[i].error_pct = (p.time_us - r.median_us) / r.median_us * 100.0;
         out[i].bound = p.bound;
         out[i].regs_estimate = p.regs_per_thread;
         out[i].counters = p.counters;
+        if (profiled.contains(counter_key(r.kernel, r.problem, r.config.split_k,
+                                          r.config.split_k_mode, r.config.swizzle)))
+          out[i].counters = predict(gpu, r.config, r.problem, nullptr, L2Start::Clean).counters;
       } catch (const std::exception& e) {
         errors[i] = fmt::format("{}:{}: {}", r.file, r.line, e.what());
       }
