@@ -349,8 +349,26 @@ struct MemorySystem::Impl {
     dirty_bytes += bytes;
     if (was == 0) {
       dirty_order.push_back(line);
+      if (dirty_order.size() > dirty_order_compact_at) {
+        compact_dirty_order<L2>();
+      }
     }
     return gone;
+  }
+  // Queued lines that were evicted (written back then) before their turn stay queued until the
+  // limit reaches them, which a run whose dirty lines mostly leave by eviction never does. When
+  // the queue holds twice the lines the limit allows, those are dropped (order kept), so the
+  // queue stays within a few times the limit's line count.
+  std::size_t dirty_order_compact_at = 0;
+  template <class L2>
+  void compact_dirty_order() {
+    std::erase_if(dirty_order, [&](std::uint64_t queued) {
+      const L2Place place = l2_place(queued);
+      const typename L2::Set set = l2_store<L2>().set(place.set);
+      const std::uint32_t way = set.find(static_cast<typename L2::Tag>(place.tag));
+      return way == L2::kNone || set.dirty(way) == 0;
+    });
+    dirty_order_compact_at = std::max(dirty_order_compact_at, 2 * dirty_order.size());
   }
   // Writes back the oldest dirty lines until at most `target` dirty bytes remain.
   template <class L2>
@@ -488,6 +506,7 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
     row_miss_ps = gpu.dram.row_miss_time.ps();
   }
   dirty_limit = gpu.l2.dirty_limit.value;
+  dirty_order_compact_at = 2 * std::size_t(dirty_limit / line) + 4096;
   // The window spans 1024 SM cycles, about one and a half unloaded DRAM round trips.
   dram_window = LoadWindow(clock.ticks(128));
 }
