@@ -40,6 +40,8 @@ TEST_CASE("Malformed flags are clear errors with exit code 2", "[cli]") {
       {"--hw a100 --tiles 128x128x32 --warps 3x2", "warps must divide"},
       {"--hw a100 --l2-start dirty", "--l2-start 'dirty'"},
       {"--hw h100 --l2-start memset-flush --critical-path", "cannot be combined"},
+      {"validate --data " GEMMSIM_SOURCE_DIR "/validate/data/h100 --l2-start dirty",
+       "--l2-start 'dirty'"},
   };
   for (const auto& b : cases) {
     INFO(b.args);

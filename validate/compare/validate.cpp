@@ -315,6 +315,7 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
   nlohmann::json j = validation_json(results, o);
   j["failed_rows"] = failures;
   j["model"] = o.model;
+  if (o.model == "des") j["l2_start"] = l2_start_name(parse_l2_start(o.l2_start));
   const bool ranking_only = o.model != "des" && !make_model(o.model)->predicts_time();
   if (ranking_only) {
     // No time: only the ranking statistics mean anything.
@@ -373,8 +374,10 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
     if (!failures.empty()) out << fmt::format("  {} row(s) could not be ranked (see above)\n", failures.size());
     return code;
   }
-  out << fmt::format("gemmsim validate: {} rows of {} predicted with {}{}\n", results.size(),
-                     o.data_dir, o.hw, o.model == "des" ? "" : " by the " + o.model + " model");
+  out << fmt::format(
+      "gemmsim validate: {} rows of {} predicted with {}{}\n", results.size(), o.data_dir, o.hw,
+      o.model == "des" ? fmt::format(" from a {} L2", j["l2_start"].get<std::string>())
+                       : " by the " + o.model + " model");
   line("all", j);
   for (const auto& [f, s] : j["by_family"].items()) line(f, s);
   if (j.contains("counters") && !j["counters"].empty()) {
