@@ -208,6 +208,15 @@ __global__ void global_chase_kernel(const unsigned long long* start, int warm, i
 
 // Streaming read: 16-byte ld.global.cg, grid-stride, 8 loads in flight per thread, `passes`
 // passes over the buffer (n4 < 2^32 16-byte words).
+// One 16-byte load that caches in L2 only (ld.global.cg), as cp.async.cg and TMA fetch.
+__device__ __forceinline__ uint4 ld_cg(const uint4* p) {
+  uint4 v;
+  asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
 __global__ void read_kernel(const uint4* p, long long n4, int passes, uint32_t* sink, Probe* pr) {
   probe_start(pr);
   uint32_t acc = 0;
@@ -219,11 +228,7 @@ __global__ void read_kernel(const uint4* p, long long n4, int passes, uint32_t* 
 #pragma unroll
       for (int u = 0; u < 8; ++u) {  // predicated, independent: all 8 in flight
         const unsigned j = i + u * stride;
-        v[u] = make_uint4(0, 0, 0, 0);
-        if (j < n)
-          asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
-                       : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
-                       : "l"(p + j));
+        v[u] = j < n ? ld_cg(p + j) : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
       for (int u = 0; u < 8; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
@@ -616,11 +621,7 @@ __global__ void rotate_read_kernel(const uint4* p, long long n4, int passes, int
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
         const long long j = i + u * static_cast<long long>(blockDim.x);
-        v[u] = make_uint4(0, 0, 0, 0);
-        if (j < chunk)
-          asm volatile("ld.global.cg.v4.u32 {%0, %1, %2, %3}, [%4];"
-                       : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
-                       : "l"(q + j));
+        v[u] = j < chunk ? ld_cg(q + j) : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
       for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
@@ -730,6 +731,24 @@ struct Row {
   double mhz;
   std::string method;
 };
+
+// A device buffer of `bytes`, filled with `fill`, freed when it goes out of scope.
+struct DevBuffer {
+  uint4* p = nullptr;
+  DevBuffer(size_t bytes, int fill) {
+    CK(cudaMalloc(&p, bytes));
+    CK(cudaMemset(p, fill, bytes));
+  }
+  ~DevBuffer() { cudaFree(p); }
+  DevBuffer(const DevBuffer&) = delete;
+  DevBuffer& operator=(const DevBuffer&) = delete;
+};
+
+// The median of repeated timings (the upper one of an even count).
+float median_of(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 class Runner {
  public:
@@ -1136,19 +1155,11 @@ class Runner {
   void flush_state() {
     const size_t big = 256ull << 20;
     const size_t flush_bytes = 2ull * static_cast<size_t>(prop_.l2CacheSize);
-    uint4 *clean = nullptr, *rd = nullptr, *dirty = nullptr;
-    CK(cudaMalloc(&clean, big));
-    CK(cudaMalloc(&rd, big));
-    CK(cudaMalloc(&dirty, flush_bytes));
-    CK(cudaMemset(clean, 1, big));
-    CK(cudaMemset(rd, 2, big));
+    const DevBuffer clean_buf(big, 1), rd_buf(big, 2), dirty_buf(flush_bytes, 0);
+    uint4 *clean = clean_buf.p, *rd = rd_buf.p, *dirty = dirty_buf.p;
     const long long clean4 = static_cast<long long>(big / 16);
     auto* sink = reinterpret_cast<uint32_t*>(sink_);
     const int reps = quick_ ? 3 : 7;
-    auto median = [](std::vector<float> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
     // Cleans the L2 (256 MB read), then the harness's flush if `flush`, then `gap_ns` idle.
     auto prepare = [&](bool flush, int r, long long gap_ns) {
       l2_clean_kernel<<<sms_ * 4, 512>>>(clean, clean4, sink);
@@ -1168,7 +1179,7 @@ class Runner {
           prepare(f == 1, r, 0);
           t.push_back(time_ms([&] { read_kernel<<<sms_ * 4, 512>>>(rd, n4, 1, sink, probe_); }));
         }
-        add("flush_read_" + std::to_string(mb) + "MB_after_" + state[f], median(t) * 1e3, "us",
+        add("flush_read_" + std::to_string(mb) + "MB_after_" + state[f], median_of(t) * 1e3, "us",
             nvml_mhz(),
             std::to_string(mb) +
                 " MB ld.global.cg.v4 stream (4 x 512 thr/SM) after a 256 MB "
@@ -1183,7 +1194,7 @@ class Runner {
         prepare(true, r, us * 1000ll);
         t.push_back(time_ms([&] { read_kernel<<<sms_ * 4, 512>>>(rd, clean4, 1, sink, probe_); }));
       }
-      add("flush_gap_" + std::to_string(us) + "us_read_256MB", median(t) * 1e3, "us", nvml_mhz(),
+      add("flush_gap_" + std::to_string(us) + "us_read_256MB", median_of(t) * 1e3, "us", nvml_mhz(),
           "256 MB stream after a memset over 2x L2 and an idle gap of " + std::to_string(us) +
               " us (one-thread spin kernel); median of " + std::to_string(reps));
     }
@@ -1194,7 +1205,7 @@ class Runner {
           prepare(f == 1, r, 0);
           t.push_back(time_ms([&] { read_kernel<<<blocks, 512>>>(rd, clean4, 1, sink, probe_); }));
         }
-        const float ms = median(t);
+        const float ms = median_of(t);
         add("flush_read_256MB_" + std::to_string(blocks) + "blocks_after_" + state[f], ms * 1e3,
             "us", nvml_mhz(),
             "256 MB stream by " + std::to_string(blocks) + " blocks of 512 threads (" +
@@ -1203,9 +1214,6 @@ class Runner {
                 std::to_string(reps));
       }
     }
-    CK(cudaFree(clean));
-    CK(cudaFree(rd));
-    CK(cudaFree(dirty));
   }
 
   // Which lines a read stream evicts first after a memset: the L2 is cleaned, then prepared
@@ -1216,20 +1224,11 @@ class Runner {
   void flush_order() {
     const size_t big = 256ull << 20;
     const size_t flush_bytes = 2ull * static_cast<size_t>(prop_.l2CacheSize);
-    uint4 *clean = nullptr, *rd = nullptr, *other = nullptr, *dirty = nullptr;
-    CK(cudaMalloc(&clean, big));
-    CK(cudaMalloc(&rd, big));
-    CK(cudaMalloc(&other, 32ull << 20));
-    CK(cudaMalloc(&dirty, flush_bytes));
-    CK(cudaMemset(clean, 1, big));
-    CK(cudaMemset(rd, 2, big));
-    CK(cudaMemset(other, 4, 32ull << 20));
+    const DevBuffer clean_buf(big, 1), rd_buf(big, 2), other_buf(32ull << 20, 4),
+        dirty_buf(flush_bytes, 0);
+    uint4 *clean = clean_buf.p, *rd = rd_buf.p, *other = other_buf.p, *dirty = dirty_buf.p;
     auto* sink = reinterpret_cast<uint32_t*>(sink_);
     const int reps = quick_ ? 3 : 7;
-    auto median = [](std::vector<float> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
     auto read_other = [&](int mb) {
       l2_clean_kernel<<<sms_ * 4, 512>>>(other, (static_cast<long long>(mb) << 20) / 16, sink);
       CKL();
@@ -1260,7 +1259,7 @@ class Runner {
           }
           add(std::string("flush_order_") + prep.name + "_read" + std::to_string(mb) + "MB_" +
                   std::to_string(blocks) + "blocks",
-              median(t) * 1e3, "us", nvml_mhz(),
+              median_of(t) * 1e3, "us", nvml_mhz(),
               std::to_string(mb) + " MB ld.global.cg.v4 stream by " + std::to_string(blocks) +
                   " blocks of 512 threads after a 256 MB L2-cleaning read and " + prep.name +
                   "; median of " + std::to_string(reps));
@@ -1283,17 +1282,13 @@ class Runner {
           t.push_back(time_ms([&] { write_stream_kernel<<<sms_ * 4, 512>>>(rd, n4, r); }));
         }
         add(std::string("flush_order_") + prep.name + "_write" + std::to_string(mb) + "MB",
-            median(t) * 1e3, "us", nvml_mhz(),
+            median_of(t) * 1e3, "us", nvml_mhz(),
             std::to_string(mb) +
                 " MB 16-byte store stream (4 x 512 thr/SM) after a 256 MB "
                 "L2-cleaning read and " +
                 prep.name + "; median of " + std::to_string(reps));
       }
     }
-    CK(cudaFree(clean));
-    CK(cudaFree(rd));
-    CK(cudaFree(other));
-    CK(cudaFree(dirty));
   }
 
   // How much of the L2 holds lines that SMs of both partitions read: W MB read in 9 passes by
@@ -1302,11 +1297,8 @@ class Runner {
   // (--cache-control none) for the DRAM bytes and hit rate of rotate_read_kernel.
   void l2_sharing() {
     const size_t big = 256ull << 20;
-    uint4 *clean = nullptr, *buf = nullptr;
-    CK(cudaMalloc(&clean, big));
-    CK(cudaMalloc(&buf, 64ull << 20));
-    CK(cudaMemset(clean, 1, big));
-    CK(cudaMemset(buf, 3, 64ull << 20));
+    const DevBuffer clean_buf(big, 1), buf_buf(64ull << 20, 3);
+    uint4 *clean = clean_buf.p, *buf = buf_buf.p;
     auto* sink = reinterpret_cast<uint32_t*>(sink_);
     const int grid = sms_ * 2, reps = quick_ ? 3 : 5;
     for (int mb : {8, 16, 20, 24, 28, 32, 40, 48, 64}) {
@@ -1322,8 +1314,7 @@ class Runner {
             t.push_back(
                 time_ms([&] { rotate_read_kernel<<<grid, 512>>>(buf, n4, passes, rot, sink); }));
           }
-          std::sort(t.begin(), t.end());
-          per_pass[k] = t[t.size() / 2];
+          per_pass[k] = median_of(t);
         }
         const double us = (per_pass[1] - per_pass[0]) / 8 * 1e3;
         add("l2_share_" + std::string(rot ? "rotating_" : "fixed_") + std::to_string(mb) + "MB", us,
@@ -1336,8 +1327,6 @@ class Runner {
                 std::to_string(static_cast<int>(mb * 1.048576 / us * 1e3)) + " GB/s)");
       }
     }
-    CK(cudaFree(clean));
-    CK(cudaFree(buf));
   }
 
   // DRAM read bandwidth against the contiguous bytes read per row (32 B to 2 KiB) from rows
