@@ -96,9 +96,10 @@ struct L2Spec {
   double port_bytes_per_clk = 0;  // bytes per SM clock one SM's link to L2 carries (per SM)
   Cycles hit_latency;         // load-to-use latency of a near-partition hit
   Cycles far_extra_latency;   // added when the slice is in the other partition
-  // The most dirty data the L2 holds: a write that takes it above this first writes back the
-  // lines that became dirty longest ago (they stay resident, clean). 0: no limit.
-  Bytes dirty_limit;
+  // The most dirty data the L2 holds, as a fraction of size: a write that takes it above this
+  // first writes back the lines that became dirty longest ago (they stay resident, clean).
+  // 0: no limit.
+  double dirty_fraction = 0;
 };
 
 struct DramSpec {

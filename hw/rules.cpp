@@ -216,12 +216,6 @@ std::vector<ConsistencyRule> build_rules() {
          return fmt::format("{} usable ways exceed the {} ways of a set", g.l2.usable_ways,
                             g.l2.associativity);
        }},
-      {"l2.dirty_limit", E, "l2.dirty_limit is at most l2.size",
-       [](const GpuSpec& g, DType) -> Msg {
-         if (g.l2.dirty_limit <= g.l2.size) return std::nullopt;
-         return fmt::format("{} is more than the L2 holds ({})", to_string(g.l2.dirty_limit),
-                            to_string(g.l2.size));
-       }},
       {"dram.channels", E, "dram.bus_width_bits is a multiple of dram.channels",
        [](const GpuSpec& g, DType) -> Msg {
          if (g.dram.bus_width_bits % g.dram.channels == 0) return std::nullopt;

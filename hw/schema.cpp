@@ -199,11 +199,11 @@ std::vector<FieldSpec> build_schema() {
       required("l2.far_extra_latency", GPU_FIELD(l2.far_extra_latency), 0, 10000,
                "Extra latency of a hit in the far partition, SM cycles (0 with one "
                "partition)."),
-      optional("l2.dirty_limit", GPU_FIELD(l2.dirty_limit), 0, 1 * GiB,
-               "The most dirty (written, not yet written back) data the L2 holds: a write that "
-               "takes it above this first writes back, to DRAM, the lines that became dirty "
-               "longest ago; they stay resident and clean. Omitted or 0: no limit (dirty lines "
-               "leave only when evicted)."),
+      optional("l2.dirty_fraction", GPU_FIELD(l2.dirty_fraction), 0, 1,
+               "The most dirty (written, not yet written back) data the L2 holds, as a fraction "
+               "of l2.size: a write that takes it above this first writes back, to DRAM, the "
+               "lines that became dirty longest ago; they stay resident and clean. Omitted or 0: "
+               "no limit (dirty lines leave only when evicted)."),
 
       // --- DRAM -----------------------------------------------------------------------------
       one_of("dram.type", GPU_FIELD(dram.type),

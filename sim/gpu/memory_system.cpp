@@ -19,7 +19,8 @@
 //  * In-flight fills: a filled sector's ready time is stored in "near partition" time (the
 //    time a near SM would have the data) so a far SM merging with it adds far_extra_latency,
 //    and vice versa.
-//  * The dirty limit (l2.dirty_limit): the H100 keeps at most about 24 MB of written data in L2
+//  * The dirty limit (l2.dirty_fraction x l2.size): the H100 keeps at most about 24 MB of its
+//    50 MB L2 dirty
 //    (a memset of 24 MB and one of 100 MB leave the same write-back cost to the next kernel).
 //    Lines are queued in the order they become dirty; a write that takes the dirty bytes above
 //    the limit first writes back the oldest still-dirty lines, which stay resident and clean.
@@ -330,7 +331,7 @@ struct MemorySystem::Impl {
   Tick write_back(std::uint32_t set, std::uint32_t tag, std::uint8_t dirty);
 
   // ---- the dirty limit ----
-  std::uint64_t dirty_limit = 0;  // l2.dirty_limit in bytes (0: none)
+  std::uint64_t dirty_limit = 0;  // l2.dirty_fraction x l2.size in bytes (0: none)
   std::uint64_t dirty_bytes = 0;  // dirty sectors in L2, in bytes (tracked only with a limit)
   std::deque<std::uint64_t> dirty_order;  // lines in the order they became dirty
   // Before `line`'s dirty mask goes from `was` to `was | need`: writes back the oldest dirty
@@ -505,7 +506,7 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
     open_row.assign(std::size_t(gpu.dram.channels) * std::size_t(banks), ~std::uint64_t{0});
     row_miss_ps = gpu.dram.row_miss_time.ps();
   }
-  dirty_limit = gpu.l2.dirty_limit.value;
+  dirty_limit = static_cast<std::uint64_t>(gpu.l2.dirty_fraction * double(gpu.l2.size.value));
   dirty_order_compact_at = 2 * std::size_t(dirty_limit / line) + 4096;
   // The window spans 1024 SM cycles, about one and a half unloaded DRAM round trips.
   dram_window = LoadWindow(clock.ticks(128));
@@ -533,7 +534,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   set.touch(way);
 
   if (kind != L2Kind::Read) {
-    // Writes and atomics dirty the line: room under l2.dirty_limit first.
+    // Writes and atomics dirty the line: room under the dirty limit first.
     victim_gone = std::max(victim_gone, make_dirty<L2>(pend_line[i], set.dirty(way), need));
   }
   const Tick far =

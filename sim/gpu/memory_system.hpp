@@ -32,7 +32,7 @@
 //    contiguous lines spread exactly evenly, power-of-two strides do not camp.
 //  * Writes: L1 is write-through without allocation; L2 is write-back and write-allocate
 //    without fetching (partially written sectors are kept as dirty bytes, fetched only if
-//    read); dirty sectors reach DRAM when their line is evicted, when l2.dirty_limit forces
+//    read); dirty sectors reach DRAM when their line is evicted, when l2.dirty_fraction forces
 //    the oldest dirty lines out (they stay resident, clean), or when write_back_dirty() runs.
 //  * Atomics bypass L1 and are read-modify-written at the slice (the slice is charged for the
 //    read and the write); the sectors become dirty.

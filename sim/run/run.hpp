@@ -57,7 +57,7 @@ Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config);
 //  - AfterMemsetFlush: the measurement harness's flush has just run: a cudaMemsetAsync over
 //    twice the L2 size, right before the timed launches (gemmsim-bench's default). The flush is
 //    simulated but not timed; it leaves the L2 full of its lines, as many of them dirty as
-//    l2.dirty_limit allows, and the timed launches pay for writing back those they evict.
+//    l2.dirty_fraction allows, and the timed launches pay for writing back those they evict.
 enum class L2Start { Clean, AfterMemsetFlush };
 const char* l2_start_name(L2Start s);
 L2Start parse_l2_start(const std::string& name);  // throws UserError naming the choices

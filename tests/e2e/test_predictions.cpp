@@ -140,7 +140,7 @@ TEST_CASE("After the harness's memset flush a DRAM-bound kernel writes back dirt
   c.block_m = 64, c.block_n = 64, c.block_k = 32;
   c.smem_layout = SmemLayout::Swizzled;
   // Skinny: 67 MB of A streamed once from DRAM, more than the L2 holds, so the flush's dirty
-  // lines are evicted and written back. At most l2.dirty_limit (24 MiB) is dirty: at the
+  // lines are evicted and written back. At most l2.dirty_fraction (24 MiB) is dirty: at the
   // 3.06 TB/s of dram.sustained that is 8.2 us of DRAM time, shared with the reads.
   const GemmProblem skinny{8192, 32, 4096};
   const Prediction clean = predict(gpu, c, skinny);

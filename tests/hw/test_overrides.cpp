@@ -119,13 +119,16 @@ TEST_CASE("The DRAM row model needs all three of its fields", "[hw][set]") {
   CHECK(load_gpu("h100").dram.banks == 32);  // shipped with the row model
 }
 
-TEST_CASE("The L2 dirty limit is at most the L2 and optional", "[hw][set]") {
-  CHECK_THROWS_WITH(load_gpu("a100", {"l2.dirty_limit=64MiB"}),
-                    Catch::Contains("l2.dirty_limit") && Catch::Contains("more than the L2 holds"));
-  CHECK_THROWS_WITH(load_gpu("a100", {"l2.dirty_limit=lots"}), Catch::Contains("l2.dirty_limit"));
-  CHECK(load_gpu("a100").l2.dirty_limit.value == 0);  // no measurement: no limit
-  CHECK(load_gpu("a100", {"l2.dirty_limit=20MiB"}).l2.dirty_limit.value == 20ull << 20);
-  CHECK(load_gpu("h100").l2.dirty_limit.value == 24ull << 20);  // microbench_dirty.csv
+TEST_CASE("The L2 dirty fraction is a fraction and optional", "[hw][set]") {
+  CHECK_THROWS_WITH(load_gpu("a100", {"l2.dirty_fraction=1.5"}),
+                    Catch::Contains("l2.dirty_fraction"));
+  CHECK_THROWS_WITH(load_gpu("a100", {"l2.dirty_fraction=lots"}),
+                    Catch::Contains("l2.dirty_fraction"));
+  CHECK(load_gpu("a100").l2.dirty_fraction == 0);  // no measurement: no limit
+  CHECK(load_gpu("a100", {"l2.dirty_fraction=0.5"}).l2.dirty_fraction == 0.5);
+  CHECK(load_gpu("h100").l2.dirty_fraction == 0.48);  // microbench_dirty.csv: 24 MiB of 50
+  // A what-if L2 size keeps the fraction, so any size loads.
+  CHECK_NOTHROW(load_gpu("h100", {"l2.size=10MiB"}));
 }
 
 TEST_CASE("The L2's usable ways are at most its ways", "[hw][set]") {

@@ -636,10 +636,10 @@ TEST_CASE("Dirty write-backs do not pay row misses", "[memory]") {
   CHECK(write_back(rows) == write_back(plain));
 }
 
-TEST_CASE("The L2 keeps at most l2.dirty_limit bytes dirty, writing back the oldest first",
+TEST_CASE("The L2 keeps at most l2.dirty_fraction of itself dirty, writing back the oldest first",
           "[memory]") {
   GpuSpec limited = test::small_test_gpu();
-  limited.l2.dirty_limit = Bytes{256 << 10};  // a quarter of the 1 MiB L2
+  limited.l2.dirty_fraction = 0.25;  // 256 KiB of the 1 MiB L2
   const ClockDomain clock{limited.clocks.sustained};
   // Stores 512 KiB of whole lines (fits in L2), then reports the bytes written to DRAM during
   // the stores and what write_back_dirty() still finds.
@@ -712,7 +712,7 @@ TEST_CASE("A write over the dirty limit waits for the channel to take the oldest
   // full, a store whose line's own channel is idle still completes no earlier than the
   // write-back it forced has been taken.
   GpuSpec g = test::small_test_gpu();
-  g.l2.dirty_limit = Bytes{128};
+  g.l2.dirty_fraction = 1.0 / 8192;  // 128 B of the 1 MiB L2
   const ClockDomain clock{g.clocks.sustained};
   MemorySystem mem(g, clock);
   const Segment a{kBase, 128}, b{kBase + (std::uint64_t{1} << 20), 128};

@@ -222,14 +222,17 @@ TEST_CASE("Extrapolation over waves: whole grids up to w2 + 1 waves, close beyon
   INFO("from 2 and 4 full waves " << fast << " us, whole grid " << exact.time_us << " us");
   CHECK(extrapolated);
   CHECK(fast != exact.time_us);
-  CHECK(fast == Approx(exact.time_us).epsilon(0.03));
+  // Within 5%: 1.1% (and 0.25% below) before session 9; with the L2's dirty limit the first
+  // waves' C (8 MB a wave here) stays dirty until 24 MiB, and the waves after write it back, so
+  // the slope from waves 2 to 4 takes in the onset: 4.45% and 3.9% over the whole grids.
+  CHECK(fast == Approx(exact.time_us).epsilon(0.05));
   // A partial last wave: 4000x4000 leaves 63 x 63 = 3969 CTAs, the last wave 2 per SM short.
   const GemmProblem q{4000, 4000, 128};
   const double fast_q = wave_extrapolated_time_us(gpu, c, q, 2, 4, &extrapolated);
   const double exact_q = predict(gpu, c, q).time_us;
   INFO("4000x4000: " << fast_q << " us against " << exact_q << " us");
   CHECK(extrapolated);
-  CHECK(fast_q == Approx(exact_q).epsilon(0.03));
+  CHECK(fast_q == Approx(exact_q).epsilon(0.05));
 }
 
 TEST_CASE("Bad sweep flags are clear errors with exit code 2", "[sweep][cli]") {
