@@ -20,12 +20,12 @@
 //    time a near SM would have the data) so a far SM merging with it adds far_extra_latency,
 //    and vice versa.
 //  * The dirty limit (l2.dirty_fraction x l2.size): the H100 keeps at most about 24 MB of its
-//    50 MB L2 dirty
-//    (a memset of 24 MB and one of 100 MB leave the same write-back cost to the next kernel).
-//    Lines are queued in the order they become dirty; a write that takes the dirty bytes above
-//    the limit first writes back the oldest still-dirty lines, which stay resident and clean.
-//    A queued line that was evicted (or cleaned and dirtied again, which keeps its first
-//    place) is found by its tag when its turn comes.
+//    50 MB L2 dirty (a memset of 24 MB and one of 100 MB leave the same write-back cost to the
+//    next kernel). Lines are queued in the order they become dirty; a write that takes the
+//    dirty bytes above the limit first writes back the oldest still-dirty lines, which stay
+//    resident and clean. A queued line is looked up by its tag when its turn comes: if it was
+//    evicted meanwhile (written back then) it is skipped; if it came back and was dirtied again,
+//    the older place counts, unless the queue dropped the entry while the line was away.
 //  * The L1 is sized from l1.size (the caller picks the carveout) and indexed like the L2
 //    sets (BucketHash). It has no bandwidth server here: L1 data bandwidth is shared with
 //    shared memory and belongs to the SM's LSU/MIO pipe model.
@@ -334,21 +334,28 @@ struct MemorySystem::Impl {
   std::uint64_t dirty_limit = 0;  // l2.dirty_fraction x l2.size in bytes (0: none)
   std::uint64_t dirty_bytes = 0;  // dirty sectors in L2, in bytes (tracked only with a limit)
   std::deque<std::uint64_t> dirty_order;  // lines in the order they became dirty
-  // Before `line`'s dirty mask goes from `was` to `was | need`: writes back the oldest dirty
-  // lines until the new sectors fit under the limit, and returns when the channels have taken
-  // them (the write is accepted no earlier, as behind a dirty victim; 0 if nothing was written).
+  // Before sectors `need` of `line` (in `way` of `set`) become dirty: writes back the oldest
+  // dirty lines until the new sectors fit under the limit, and returns when the channels have
+  // taken them (the write is accepted no earlier, as behind a dirty victim; 0 if nothing was
+  // written). The caller then marks the sectors dirty.
   template <class L2>
-  Tick make_dirty(std::uint64_t line, std::uint8_t was, std::uint8_t need) {
-    const auto added = static_cast<std::uint8_t>(need & ~was);
-    if (dirty_limit == 0 || added == 0) {
+  Tick make_dirty(const typename L2::Set& set, std::uint32_t way, std::uint64_t line,
+                  std::uint8_t need) {
+    auto added_bytes = [&] {
+      return std::uint64_t(popcount(static_cast<std::uint8_t>(need & ~set.dirty(way)))) *
+             sector_bytes;
+    };
+    std::uint64_t bytes = added_bytes();
+    if (dirty_limit == 0 || bytes == 0) {
       return 0;
     }
-    const std::uint64_t bytes = std::uint64_t(popcount(added)) * sector_bytes;
-    const Tick gone = dirty_bytes + bytes > dirty_limit
-                          ? clean_oldest<L2>(dirty_limit - std::min(dirty_limit, bytes))
-                          : 0;
+    Tick gone = 0;
+    if (dirty_bytes + bytes > dirty_limit) {
+      gone = clean_oldest<L2>(dirty_limit - std::min(dirty_limit, bytes));
+      bytes = added_bytes();  // the line itself may have been the oldest, and is clean now
+    }
     dirty_bytes += bytes;
-    if (was == 0) {
+    if (set.dirty(way) == 0) {
       dirty_order.push_back(line);
       if (dirty_order.size() > dirty_order_compact_at) {
         compact_dirty_order<L2>();
@@ -535,7 +542,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
 
   if (kind != L2Kind::Read) {
     // Writes and atomics dirty the line: room under the dirty limit first.
-    victim_gone = std::max(victim_gone, make_dirty<L2>(pend_line[i], set.dirty(way), need));
+    victim_gone = std::max(victim_gone, make_dirty<L2>(set, way, pend_line[i], need));
   }
   const Tick far =
       far_extra != 0 && slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;

@@ -678,6 +678,30 @@ TEST_CASE("The L2 keeps at most l2.dirty_fraction of itself dirty, writing back 
   CHECK(mem.counters().dram_bytes_write - written == (std::uint64_t{256} << 10));
 }
 
+TEST_CASE("A line the dirty limit cleans while it is being written stays under the limit",
+          "[memory]") {
+  // A limit of two sectors. Line A gets sectors 0 and 1 (at the limit), then sector 2: the
+  // oldest dirty line is A itself, written back whole (64 B), and A must queue again with its
+  // new sector, so that a later write to line B can push it out (32 B more).
+  GpuSpec g = test::small_test_gpu();
+  g.l2.dirty_fraction = 64.0 / double(kL2Bytes);
+  const ClockDomain clock{g.clocks.sustained};
+  MemorySystem mem(g, clock);
+  Tick now = 0;
+  auto store = [&](std::uint64_t addr, std::uint32_t bytes) {
+    const Segment s{addr, bytes};
+    mem.access(0, MemOp::Store, std::span<const Segment>(&s, 1), now);
+    now += 1000 * kCycle;
+  };
+  store(kBase, 32);
+  store(kBase + 32, 32);
+  CHECK(mem.counters().dram_bytes_write == 0);
+  store(kBase + 64, 32);
+  CHECK(mem.counters().dram_bytes_write == 64);
+  store(kBase + 4096, 64);  // line B, two sectors: A's third sector goes out
+  CHECK(mem.counters().dram_bytes_write == 96);
+}
+
 TEST_CASE("A footprint beyond the usable ways is re-read from DRAM, within them from L2",
           "[memory]") {
   // The test GPU's L2: 1 MiB in 16 ways. With 8 usable ways it holds 512 KiB: a second pass
