@@ -93,6 +93,9 @@ struct L2Spec {
   int slices = 0;
   int partitions = 1;
   Bandwidth bandwidth;        // aggregate read bandwidth at the sustained SM clock
+  // Aggregate rate of fp32 reductions (red.global.add.f32) at the slices, in payload bytes;
+  // 0: an atomic takes its slice twice its bytes (read and write) at `bandwidth`.
+  Bandwidth atomic_bandwidth;
   double port_bytes_per_clk = 0;  // bytes per SM clock one SM's link to L2 carries (per SM)
   Cycles hit_latency;         // load-to-use latency of a near-partition hit
   Cycles far_extra_latency;   // added when the slice is in the other partition

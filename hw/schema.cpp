@@ -191,6 +191,11 @@ std::vector<FieldSpec> build_schema() {
                "L2 partitions (Ampere/Hopper: two halves joined by a crossbar)."),
       required("l2.bandwidth", GPU_FIELD(l2.bandwidth), 1 * GBps, 1000 * TBps,
                "Aggregate L2 read bandwidth to the SMs at the sustained SM clock."),
+      optional("l2.atomic_bandwidth", GPU_FIELD(l2.atomic_bandwidth), 0, 1000 * TBps,
+               "Aggregate rate of fp32 reductions (red.global.add.f32) at the L2 slices, in "
+               "bytes of payload per second (4 per reduction), shared evenly by the slices. "
+               "Omitted or 0: an atomic takes its slice twice its bytes (a read and a write) "
+               "at l2.bandwidth."),
       required("l2.port_bytes_per_clk", GPU_FIELD(l2.port_bytes_per_clk), 1, 1024,
                "Bytes per SM clock that one SM's link to the L2 carries, reads and writes "
                "together (bounds a single SM's L2 bandwidth)."),

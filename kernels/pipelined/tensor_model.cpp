@@ -8,20 +8,20 @@
 // buffering). The epilogue stores the fp32 accumulators (or adds them atomically, or writes
 // the split-K workspace). On GPUs without cp.async (sm_70, sm_75) the stages are staged
 // through registers instead: ld.global into registers, st.shared after the compute.
-#include "kernels/pipelined/model.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <vector>
 
+#include "kernels/common/alu_counts.hpp"
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
 #include "kernels/common/model_support.hpp"
 #include "kernels/common/tc_plan.hpp"
 #include "kernels/common/tile_rules.hpp"
 #include "kernels/common/tiling.hpp"
+#include "kernels/pipelined/model.hpp"
 #include "sim/gpu/smem_banks.hpp"
 
 namespace gemmsim {
@@ -87,10 +87,12 @@ class TensorPipelinedModel final : public sim::KernelModel {
   void begin_warp(WarpCursor& w, int cta, int warp) const override {
     const CtaTile t = model::begin_tile_warp(w, raster_, cta, warp);
     const bool atomic = c_.split_k > 1 && c_.split_k_mode == SplitKMode::Atomic;
-    if (!t.valid || (atomic && w.k_begin == w.k_end))
+    if (!t.valid || (atomic && w.k_begin == w.k_end)) {
       w.phase = kDone;  // outside the tile grid, or an empty slice with nothing to add
-    else
+    } else {
       w.phase = async_ ? kAsyncPrologue : kPrologue;
+      w.prologue_alu = model::fixed_prologue_alu(c_);
+    }
   }
 
   bool next_op(WarpCursor& w, Op& op) const override {
@@ -392,6 +394,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     op.count = std::uint32_t(stores_per_warp_ * (op.kind == OpKind::Atomic ? 2 : 1));
     op.l1_lines = op.count * 8;
     op.reads = bit(kAcc);
+    op.alu += model::fixed_epilogue_alu(c_);
   }
 
   GemmConfig c_;

@@ -12,6 +12,7 @@
 #include <array>
 #include <vector>
 
+#include "kernels/common/alu_counts.hpp"
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
 #include "kernels/common/model_support.hpp"
@@ -58,6 +59,7 @@ class SimtModel final : public sim::KernelModel {
     w.iter = w.k_begin;
     w.phase = w.iter < w.k_end ? kLoad : (t.valid ? kEpilogue : kDone);
     w.segments.clear();
+    if (t.valid) w.prologue_alu = model::fixed_prologue_alu(c_);
   }
 
   // Tiled:     per tile: Load, Store, Barrier, (LDS, FFMA) x halves, Barrier.
@@ -150,6 +152,7 @@ class SimtModel final : public sim::KernelModel {
     runs_b_.assign(warps, {});
     store_.assign(warps, {});
     load_insts_.assign(warps, 0);
+    loop_alu_.assign(warps, 0);
     load_lines_.assign(warps, 0);
     // Global loads: the tiled kernel loads scalars; the pipelined one float4 along K (A) and N
     // (B), falling back to scalars when the problem's K or N is not a multiple of 4.
@@ -197,6 +200,10 @@ class SimtModel final : public sim::KernelModel {
     };
     plan(c_.block_m, c_.block_k, va, scalar_a, true, a_ld, 0, runs_a_);
     plan(c_.block_k, c_.block_n, vb, scalar_b, false, b_ld, b_base, runs_b_);
+    if (!double_buffered_) {
+      for (int wp = 0; wp < warps; ++wp)
+        loop_alu_[std::size_t(wp)] = model::tiled_loop_alu(std::uint32_t(load_insts_[wp]));
+    }
 
     const model::SimtFragmentCost frag = model::simt_fragment_cost(c_, gpu);
     lds_ = frag.a;
@@ -221,6 +228,7 @@ class SimtModel final : public sim::KernelModel {
     op.kind = OpKind::GlobalLoad;
     op.count = std::uint32_t(load_insts_[w.warp]);
     op.l1_lines = std::uint32_t(load_lines_[w.warp]);
+    op.alu = loop_alu_[w.warp];  // tiled: index and bounds check of each element (0 pipelined)
     op.writes = bit(kStaged);
     model::append_tile_segments(w, map_, runs_a_[w.warp], runs_b_[w.warp], c_, p_, k_tile, p_.k);
   }
@@ -242,6 +250,7 @@ class SimtModel final : public sim::KernelModel {
     const int row_bytes = simt_lanes_x(c_) * (vec_store ? 16 : 4);
     op.l1_lines = op.count * std::uint32_t(simt_lanes_y(c_) * ((row_bytes + 127) / 128));
     op.reads = bit(kAcc);
+    op.alu += model::fixed_epilogue_alu(c_);
   }
 
   GemmConfig c_;
@@ -254,6 +263,7 @@ class SimtModel final : public sim::KernelModel {
   std::vector<SmemCost> store_;
   std::vector<int> load_insts_;
   std::vector<int> load_lines_;
+  std::vector<std::uint32_t> loop_alu_;  // tiled: integer instructions per K tile per warp
   SmemCost lds_;  // per k step
   // Tiled kernel: B loads per half that feed the FFMAs inside the Math batch (Op::lds_chain),
   // and their wavefronts; the SharedLoad batch carries the rest.

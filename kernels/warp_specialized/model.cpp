@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/common/alu_counts.hpp"
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
 #include "kernels/common/model_support.hpp"
@@ -117,8 +118,10 @@ class WarpSpecializedModel final : public sim::KernelModel {
       w.phase = hopper_ ? kTmaWait : kProducerWait;
     else
       w.phase = kDone;  // Hopper: producer warps without the TMA thread exit
+    if (w.phase == kDone) return;
+    w.prologue_alu = warp < producer ? model::fixed_prologue_alu(c_)
+                                     : std::uint32_t(model::fixed_alu_producer(c_) + 0.5);
   }
-
   bool next_op(WarpCursor& w, Op& op) const override {
     op = Op{};
     w.segments.clear();
@@ -242,6 +245,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
           op.count = std::uint32_t(stores_per_warp_);  // float2 stores, 8 rows each
           op.l1_lines = op.count * 8;
           op.reads = bit(kAcc);
+          op.alu += model::fixed_epilogue_alu(c_);
           w.phase = kDone;
           return true;
         default:
@@ -372,6 +376,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
     op.kind = OpKind::GlobalStore;
     op.count = std::uint32_t(stores_per_warp_);
     op.l1_lines = op.count * 8;
+    op.alu += model::fixed_epilogue_alu(c_);
     const int g = w.warp / 4, q = w.warp % 4;
     const long long col0 = (long long)w.tile_n * c_.block_n;
     if (col0 >= p_.n) return;

@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "kernels/common/alu_counts.hpp"
 #include "kernels/common/legality.hpp"
 #include "kernels/common/tc_plan.hpp"
 #include "kernels/common/tile_rules.hpp"
@@ -292,7 +293,13 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
     const double wf = double(f.a.wavefronts + f.b.wavefronts) * warps;
     mio_s = busiest(wf * tiles * k_cov, wf * kt_min * c.block_k) * mio_cyc;
     simt_warp_issue_per_k = double(c.thread_m) * c.thread_n + f.a.insts + f.b.insts;
-    const double insts = simt_warp_issue_per_k * warps;
+    // The tiled loop's index and bounds-check instructions take issue slots too.
+    const double loop_alu_per_k =
+        c.family == Family::Tiled ? model::tiled_loop_alu(std::uint32_t(std::ceil(
+                                        double(c.block_m + c.block_n) * c.block_k / c.threads()))) /
+                                        double(c.block_k)
+                                  : 0.0;
+    const double insts = (simt_warp_issue_per_k + loop_alu_per_k) * warps;
     issue_s = busiest(insts * tiles * k_cov, insts * kt_min * c.block_k) / nsp /
               std::max(1, gpu.sm.issue_per_clk);
   }
@@ -341,16 +348,25 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
   // The tiled kernel's warps load B values one at a time inside their FFMAs (Op::lds_chain):
   // per k step, every warp issues its own FFMAs and loads and waits out thread_n - 1
   // shared-load latencies, one after another.
+  // Each K tile, its warps also run the index and bounds-check chain of their scalar loads
+  // before issuing them (kernels/common/alu_counts.hpp), one instruction per fp32.latency.
+  const double alu_step = std::max(1.0 / std::max(1, gpu.sm.issue_per_clk), gpu.fp32.latency.value);
+  const double tiled_loads_per_warp =
+      std::ceil(double(c.block_m + c.block_n) * c.block_k / c.threads());  // per K tile
   const double lds_chain =
       c.family == Family::Tiled && c.thread_n > 1
-          ? kt_min * c.block_k *
-                ((c.thread_n - 1) * gpu.smem.load_latency.value +
-                 simt_warp_issue_per_k / std::max(1, gpu.sm.issue_per_clk))
+          ? kt_min * (c.block_k * ((c.thread_n - 1) * gpu.smem.load_latency.value +
+                                   simt_warp_issue_per_k / std::max(1, gpu.sm.issue_per_clk)) +
+                      model::tiled_loop_alu(std::uint32_t(tiled_loads_per_warp)) * alu_step)
           : 0.0;
-  const double cta_life = kt_min >= 1 ? std::max({chain + to_math + warp_tile_math,
-                                                  start_gap + math_cta, lds_chain}) +
-                                            math_lat
-                                      : 0.0;
+  // Every warp also runs its setup before its first op and its epilogue's address and checks
+  // before its stores, as dependent chains (alu_counts.hpp).
+  const double fixed_chain =
+      (double(model::fixed_prologue_alu(c)) + model::fixed_epilogue_alu(c)) * alu_step;
+  const double cta_life =
+      kt_min >= 1 ? std::max({chain + to_math + warp_tile_math, start_gap + math_cta, lds_chain}) +
+                        math_lat + fixed_chain
+                  : 0.0;
   // A CTA slot runs its CTAs one after another: some slot of the busiest SM runs
   // ceil(n_star / resident) of them.
   const double slot_s = std::ceil(n_star / resident) * cta_life + (cta_life > 0 ? store_tail : 0);

@@ -114,7 +114,8 @@ struct CacheStorage {
 };
 
 // Tag store of a sectored set-associative cache: `sets` x `ways` lines of up to 8 sectors,
-// each line with a tag, sector valid and dirty masks, an LRU rank, and per sector the time
+// each line with a tag, sector valid and dirty masks, a mask of the partitions that hold a
+// copy of the line (the L2's near copies; unused by the L1), an LRU rank, and per sector the time
 // its data is (or will be) present, so that a fill still in flight is visible to later
 // requests (MSHR merge). Accessed through Set, a view of one set.
 //
@@ -131,12 +132,13 @@ struct CacheStorage {
 // 64-byte-aligned block:
 //   header: tags | ready bound (u32) and LRU clock (u8), one per set | valid (u8)
 //           | LRU stamps (u8)
-//   warm:   dirty (u8)
+//   warm:   dirty (u8) | copies (u8)
 //   tail:   per way, per sector ready times (Tick), from a 64-byte boundary
 // Tags and stamps are padded to 16 bytes and compared 16 bytes at a time. A hit needs only
 // the header, in the order a lookup reads it (4 host cache lines for 40 ways and 32-bit tags,
 // which prefetch() starts early); the dirty masks follow it because only a fill (to check its
-// victim) or a write needs them. A way's ready times (32 bytes for 4 sectors) never straddle
+// victim) or a write needs them, and the copy masks because only a line whose home is in the
+// other partition needs them. A way's ready times (32 bytes for 4 sectors) never straddle
 // two host cache lines. The tail is needed only when a fill may still be in flight: the set
 // keeps a coarse upper bound of all its sectors' ready times (ready_bound()), and a caller for
 // whom that bound has passed skips the tail. One bound per set rather than per way keeps the
@@ -155,7 +157,7 @@ template <typename TagT>
 class BasicSectoredCache {
   struct Layout {
     std::uint32_t ways = 0, sectors = 0;
-    std::size_t bounds = 0, clock = 0, valid = 0, dirty = 0, stamps = 0, ready = 0;
+    std::size_t bounds = 0, clock = 0, valid = 0, dirty = 0, copies = 0, stamps = 0, ready = 0;
   };
 
  public:
@@ -197,12 +199,13 @@ class BasicSectoredCache {
     }
     bool occupied(std::uint32_t way) const { return tags()[way] != 0; }
     Tag tag(std::uint32_t way) const { return static_cast<Tag>(tags()[way] - 1); }
-    // Makes the way hold `tag` with no valid or dirty sector (the caller has dealt with the
-    // previous occupant).
+    // Makes the way hold `tag` with no valid or dirty sector and no copy (the caller has dealt
+    // with the previous occupant).
     void install(std::uint32_t way, Tag tag) const {
       tags()[way] = static_cast<Tag>(tag + 1);
       at<std::uint8_t>(layout_.valid)[way] = 0;
       at<std::uint8_t>(layout_.dirty)[way] = 0;
+      at<std::uint8_t>(layout_.copies)[way] = 0;
     }
     // Makes the way the most recently used: it takes the set's next clock value as its stamp.
     // The clock counts up to kMaxStamp; then the stamps are renumbered 0..ways-1 in their
@@ -221,6 +224,8 @@ class BasicSectoredCache {
     }
     std::uint8_t& valid(std::uint32_t way) const { return at<std::uint8_t>(layout_.valid)[way]; }
     std::uint8_t& dirty(std::uint32_t way) const { return at<std::uint8_t>(layout_.dirty)[way]; }
+    // Bit p: partition p holds a copy of the line (meaning is the caller's).
+    std::uint8_t& copies(std::uint32_t way) const { return at<std::uint8_t>(layout_.copies)[way]; }
     // The time a sector's data is (or will be) present.
     Tick ready(std::uint32_t way, std::uint32_t sector) const {
       return at<Tick>(layout_.ready)[std::size_t(way) * layout_.sectors + sector];
@@ -289,7 +294,8 @@ class BasicSectoredCache {
     const std::size_t stamps_padded = round_up(ways, 16);
     header_bytes_ = layout_.stamps + stamps_padded;
     layout_.dirty = header_bytes_;
-    layout_.ready = round_up(layout_.dirty + ways, 64);
+    layout_.copies = layout_.dirty + ways;
+    layout_.ready = round_up(layout_.copies + ways, 64);
     block_ = round_up(layout_.ready + std::size_t(ways) * sectors_per_line * sizeof(Tick), 64);
     data_ = CacheStorage::allocate(block_ * sets);
     // Ways start in index order (way 0 the least recent) and the clock at the newest stamp.
@@ -325,6 +331,7 @@ class BasicSectoredCache {
       std::memcpy(dst + layout_.valid, src + from.valid, ways);
       std::memcpy(dst + layout_.stamps, src + from.stamps, ways);
       std::memcpy(dst + layout_.dirty, src + from.dirty, ways);
+      std::memcpy(dst + layout_.copies, src + from.copies, ways);
       std::memcpy(dst + layout_.ready, src + from.ready,
                   std::size_t(ways) * layout_.sectors * sizeof(Tick));
     }

@@ -231,6 +231,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
     cta.mbar_waiters.clear();
     for (int w = 0; w < geo.warps_per_cta; ++w) {
       auto& ws = warps[cta.warps[w]];
+      ws.cur.prologue_alu = 0;
       kernel.begin_warp(ws.cur, cta_id, w);
       ws.has_op = false;
       ws.out_of_ops = false;
@@ -367,6 +368,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
       return false;
     }
     w.has_op = true;
+    w.op.alu += w.cur.prologue_alu;
+    w.cur.prologue_alu = 0;
     if (w.op.alu) {
       const double n = double(w.op.alu);
       const Tick t0 = std::max(now, w.next_issue);

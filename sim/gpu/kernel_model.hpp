@@ -96,6 +96,9 @@ struct WarpCursor {
   int iter = 0;
   int sub = 0;
   int part = 0;       // next op of a step the model emits as several (a tile copy's parts)
+  // Integer instructions of the warp's prologue (set by begin_warp; the engine issues them as
+  // part of the first op's Op::alu).
+  std::uint32_t prologue_alu = 0;
   std::vector<Segment> segments;
   // cp.async only: bytes the same instructions request from L2 a second time, as separate
   // requests after `segments` (a global sector split over two shared-memory sectors,

@@ -16,9 +16,15 @@
 //  * Fractional times: server free times are doubles in picoseconds (bandwidths are not whole
 //    bytes per picosecond); completions are rounded up to whole picoseconds, so rounding can
 //    only make the model slower, never faster than its bandwidths.
-//  * In-flight fills: a filled sector's ready time is stored in "near partition" time (the
-//    time a near SM would have the data) so a far SM merging with it adds far_extra_latency,
-//    and vice versa.
+//  * Partitions (l2.partitions > 1): a line's home is its slice's partition. An SM of another
+//    partition pays l2.far_extra_latency on a miss, and on a hit unless its own partition
+//    holds a copy of the line: a read leaves a copy in the reader's partition, a write or an
+//    atomic invalidates all copies. Copies take no capacity (the H100 keeps the same
+//    footprints whether one SM or SMs of both partitions re-read them, microbench_l2share_s9)
+//    but cut the latency: a line another partition's SM brought in costs 503 cycles, one the
+//    SM's own partition brought in 329 (microbench_l2part_s10).
+//  * In-flight fills: a filled sector's ready time is stored in home-partition time, so an SM
+//    of another partition merging with it adds far_extra_latency.
 //  * The dirty limit (l2.dirty_fraction x l2.size): the H100 keeps at most about 24 MB of its
 //    50 MB L2 dirty (a memset of 24 MB and one of 100 MB leave the same write-back cost to the
 //    next kernel). Lines are queued in the order they become dirty; a write that takes the
@@ -231,6 +237,7 @@ struct MemorySystem::Impl {
     return channels[ch].reserve(double(now), bytes, dram_busy_ps, extra);
   }
   double l2_busy_ps = 0, dram_busy_ps = 0, port_busy_ps = 0;
+  double atomic_cost = 2.0;  // slice bytes per atomic byte
   Tick last_now = 0;
 
   mutable MemoryCounters counters;
@@ -489,6 +496,11 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   }
   ports.assign(std::size_t(sm_count), Server{0, period / opt.sm_port_bytes_per_clk});
   slice_servers.assign(slices, Server{0, period / slice_bpc});
+  // An atomic's bytes, in slice-bandwidth bytes: the reduction rate where it is given, else a
+  // read and a write.
+  atomic_cost = gpu.l2.atomic_bandwidth.bytes_per_s > 0
+                    ? gpu.l2.bandwidth.bytes_per_s / gpu.l2.atomic_bandwidth.bytes_per_s
+                    : 2.0;
   channels.assign(std::size_t(gpu.dram.channels), Server{0, period / chan_bpc});
 
   if (!opt.narrow_l2_tags) {
@@ -544,16 +556,27 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     // Writes and atomics dirty the line: room under the dirty limit first.
     victim_gone = std::max(victim_gone, make_dirty<L2>(set, way, pend_line[i], need));
   }
-  const Tick far =
-      far_extra != 0 && slice_is_far[std::size_t(sm) * slices + slice] ? far_extra : 0;
+  // Partitions. A line's home is its slice's partition. An SM of the other partition reaches
+  // the line through the home slice (far_extra more) unless its own partition holds a copy; a
+  // read leaves one there, a write or atomic invalidates every copy. `far` is what this access
+  // pays; `shift` turns a fill's ready time (kept in home-partition time) into this SM's time.
+  const bool home_far = far_extra != 0 && slice_is_far[std::size_t(sm) * slices + slice];
+  const std::uint8_t own_copy = static_cast<std::uint8_t>(1u << (sm % int(partitions)));
+  const Tick shift = home_far ? far_extra : 0;
+  const Tick far = home_far && (kind != L2Kind::Read || !(set.copies(way) & own_copy)) ? shift : 0;
+  if (home_far) {
+    set.copies(way) = kind == L2Kind::Read ? set.copies(way) | own_copy : 0;
+  } else if (kind != L2Kind::Read) {
+    set.copies(way) = 0;
+  }
   const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
   const double bytes = double(n * sector_bytes);
   const double now = double(now_tick);
   counters.l2_bytes += std::uint64_t{n} * sector_bytes;
   const double f_port = ports[std::size_t(sm)].reserve(now, bytes, port_busy_ps);
-  // An atomic reads and writes the sector at the slice.
-  const double f_slice =
-      slice_servers[slice].reserve(now, kind == L2Kind::Atomic ? 2 * bytes : bytes, l2_busy_ps);
+  // An atomic reads, adds and writes at the slice, at l2.atomic_bandwidth (atomic_cost).
+  const double f_slice = slice_servers[slice].reserve(
+      now, kind == L2Kind::Atomic ? atomic_cost * bytes : bytes, l2_busy_ps);
   // Back-pressure from DRAM writes: the slice serves the request once the victim it displaced
   // has been written out, so a stream of dirty evictions runs at the channels' pace.
   const Tick served = std::max(ceil_tick(std::max(f_port, f_slice)), victim_gone);
@@ -571,7 +594,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     const Tick done = served + l2_hit + far;
     const std::uint8_t new_valid = full & static_cast<std::uint8_t>(~valid);
     for (unsigned m = new_valid; m; m &= m - 1) {
-      set.set_ready(way, static_cast<std::uint32_t>(std::countr_zero(m)), done - far);
+      set.set_ready(way, static_cast<std::uint32_t>(std::countr_zero(m)), done - shift);
     }
     set.valid(way) |= full;
     set.dirty(way) |= need;
@@ -590,13 +613,14 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   Tick dram_queue = 0;  // the loaded DRAM latency of this line's misses
   if (hits) {
     done = hit_done;
-    // A fill still in flight completes the hit when it arrives (ready times are stored in
-    // near-partition time). Only read them if the way's bound says one may be that late.
-    const bool maybe_in_flight = set.ready_bound(way) + far > hit_done;
+    // A fill still in flight completes the hit when it reaches this SM's partition (ready times
+    // are stored in home-partition time). Only read them if the way's bound says one may be
+    // that late.
+    const bool maybe_in_flight = set.ready_bound(way) + shift > hit_done;
     if (maybe_in_flight || times) {
       for (unsigned m = hits; m; m &= m - 1) {
         const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
-        const Tick t = maybe_in_flight ? std::max(hit_done, set.ready(way, s) + far) : hit_done;
+        const Tick t = maybe_in_flight ? std::max(hit_done, set.ready(way, s) + shift) : hit_done;
         if (times) {
           (*times)[s] = t;
         }
@@ -609,14 +633,16 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     counters.dram_bytes_read += miss_bytes;
     const double f_chan = reserve_dram(pend_line[i], double(miss_bytes), now_, DramOp::Read);
     dram_queue = dram_queue_extra(now_);
+    // A miss goes to DRAM through the home slice, so a far SM pays far_extra even where its
+    // partition holds a copy of the line's other sectors.
     const Tick miss_done =
-        std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + dram_queue + far;
+        std::max(served, ceil_tick(f_chan)) + l2_hit + dram_extra + dram_queue + shift;
     for (unsigned m = misses; m; m &= m - 1) {
       const auto s = static_cast<std::uint32_t>(std::countr_zero(m));
       if (times) {
         (*times)[s] = miss_done;
       }
-      set.set_ready(way, s, miss_done - far);
+      set.set_ready(way, s, miss_done - shift);
     }
     set.valid(way) |= misses;
     done = std::max(done, miss_done);
@@ -636,7 +662,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
         p = AccessPath{};
         p.dram = chan_done - now_;
         p.l2 = l2_hit;
-        p.interconnect = far;
+        p.interconnect = shift;
       }
       p.dram += dram_extra + dram_queue;
     }

@@ -17,7 +17,8 @@
 //    order and a FIFO free-time is exact); a request's data is back at
 //    max(finish of every server it uses) + the unloaded latency of its path.
 //  * Latencies (SM cycles): L1 hit l1.hit_latency; L2 hit l2.hit_latency (+ far_extra_latency
-//    when the slice is in another partition than the SM); L2 miss adds dram.latency, and
+//    when the slice is in another partition than the SM and that partition holds no copy of the
+//    line; a miss from such an SM always pays it); L2 miss adds dram.latency, and
 //    dram.loaded_latency x rho / sqrt(1 - rho) where rho is the DRAM bytes of the last 1024
 //    cycles over what dram.sustained moves in them (held at 0.95).
 //  * DRAM rows (when dram.banks > 0): each channel has dram.banks banks with one open row each;

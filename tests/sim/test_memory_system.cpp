@@ -378,23 +378,54 @@ SCENARIO("L2 sectors are filled one 32-byte sector at a time", "[memory]") {
   }
 }
 
-SCENARIO("A far-partition L2 hit is slower than a near one by far_extra_latency", "[memory]") {
+SCENARIO(
+    "A line whose slice is in the other partition costs far_extra_latency until the SM's own "
+    "partition holds a copy",
+    "[memory]") {
   Fixture f;
   const int sm = 0;
-  const std::uint64_t near_addr = f.address_in_partition(f.mem.near_partition(sm), kBase);
-  const std::uint64_t far_addr = f.address_in_partition(1 - f.mem.near_partition(sm), kBase);
-  GIVEN("both lines resident in L2") {
-    f.one(sm, MemOp::LoadBypassL1, near_addr, 128, 0);
-    f.one(sm, MemOp::LoadBypassL1, far_addr, 128, 0);
-    const Tick t0 = 10000 * kCycle;
-    WHEN("the SM reads each again on an idle system") {
-      const Tick near_t = f.one(sm, MemOp::LoadBypassL1, near_addr, 128, t0) - t0;
-      const Tick far_t =
-          f.one(sm, MemOp::LoadBypassL1, far_addr, 128, t0 + 1000 * kCycle) - (t0 + 1000 * kCycle);
-      THEN("the far hit takes 100 cycles more") {
-        CHECK(f.mem.counters().l2_sector_hits == 8);
+  const int p = f.mem.near_partition(sm);
+  const int home_sm = 1;  // an SM of the other partition
+  REQUIRE(f.mem.near_partition(home_sm) != p);
+  const std::uint64_t near_addr = f.address_in_partition(p, kBase);
+  const std::uint64_t far_addr = f.address_in_partition(1 - p, kBase);
+  const Tick t0 = 10000 * kCycle, t1 = 20000 * kCycle, t2 = 30000 * kCycle;
+  auto read = [&](int s, std::uint64_t a, Tick at) {
+    return f.one(s, MemOp::LoadBypassL1, a, 128, at) - at;
+  };
+  GIVEN("both lines brought into L2 by an SM of the far line's home partition") {
+    read(home_sm, near_addr, 0);
+    read(home_sm, far_addr, 0);
+    WHEN("SM 0 reads each, then reads the far one again") {
+      const Tick near_t = read(sm, near_addr, t0);
+      const Tick far_first = read(sm, far_addr, t1);
+      const Tick far_again = read(sm, far_addr, t2);
+      THEN("the first far hit takes 100 cycles more; it leaves a copy, so the next is near") {
+        CHECK(f.mem.counters().l2_sector_hits == 12);
         CHECK(near_t == 200 * kCycle + 2 * kCycle);
-        CHECK(far_t == near_t + 100 * kCycle);
+        CHECK(far_first == near_t + 100 * kCycle);
+        CHECK(far_again == near_t);
+      }
+    }
+    WHEN("SM 0 writes the far line and then reads it back") {
+      f.one(sm, MemOp::Store, far_addr, 128, t0);
+      const Tick after_write = read(sm, far_addr, t1);
+      THEN("the write went to the home slice and left no copy: the read is far again") {
+        CHECK(after_write == 200 * kCycle + 2 * kCycle + 100 * kCycle);
+      }
+    }
+  }
+  GIVEN("nothing in L2") {
+    WHEN("SM 0 misses on both lines") {
+      const Tick near_miss = read(sm, near_addr, 0);
+      const Tick far_miss = read(sm, far_addr, t0);
+      THEN("the far miss takes 100 cycles more: the fill comes through the home slice") {
+        CHECK(far_miss == near_miss + 100 * kCycle);
+      }
+      AND_WHEN("SM 0 reads the far line again") {
+        THEN("its partition now holds a copy: a near hit") {
+          CHECK(read(sm, far_addr, t1) == 200 * kCycle + 2 * kCycle);
+        }
       }
     }
   }

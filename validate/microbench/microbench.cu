@@ -708,6 +708,68 @@ __global__ void l2_request_kernel(float* p, unsigned footprint4, int iters, bool
   if (acc == 1234.5f) sink[0] = acc;
 }
 
+// ---- L2 partitions ----------------------------------------------------------------------------
+// Thread 0 of the first block that finds itself on SM `target` times `n` (<= 64) dependent
+// ld.global.cg loads of the lines in `addrs`, one by one (cycles per load); the other blocks exit.
+// The buffer holds zeros, so each address adds the value just loaded (a true dependency).
+__global__ void sm_chase_kernel(const unsigned long long* addrs, int n, int target, int* claimed,
+                                long long* cycles, unsigned long long* sink) {
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  if (smid != static_cast<unsigned>(target) || threadIdx.x != 0) return;
+  if (atomicExch(claimed, 1) != 0) return;
+  __shared__ unsigned long long a[64], seen[64];
+  for (int i = 0; i < n; ++i) a[i] = addrs[i];
+  unsigned long long v = 0;
+  for (int h = 0; h < n; ++h) {
+    const long long c0 = clock64();
+    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(a[h] + v));
+    seen[h] = v;
+    const long long c1 = clock64();
+    cycles[h] = c1 - c0;
+  }
+  sink[0] = v + seen[0];
+}
+
+// ---- fixed costs of a launch ----------------------------------------------------------------
+// Each thread loads `loads` and then stores `stores` 16-byte words of its block's own chunk
+// (ld.global.cg, coalesced), with `smem_bytes` of dynamic shared memory allocated (untouched);
+// thread 0 stamps %globaltimer when its block starts and, after a barrier, when it ends.
+__global__ void fixed_cost_kernel(const uint4* src, uint4* dst, int loads, int stores,
+                                  long long* stamps) {
+  if (threadIdx.x == 0) stamps[2 * blockIdx.x] = gtimer();
+  const long long base =
+      static_cast<long long>(blockIdx.x) * blockDim.x * (loads > stores ? loads : stores);
+  uint32_t acc = threadIdx.x;
+  for (int j = 0; j < loads; ++j) {
+    const uint4 v = ld_cg(src + base + static_cast<long long>(j) * blockDim.x + threadIdx.x);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  for (int j = 0; j < stores; ++j)
+    dst[base + static_cast<long long>(j) * blockDim.x + threadIdx.x] = make_uint4(acc, j, 0, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) stamps[2 * blockIdx.x + 1] = gtimer();
+}
+
+// One thread: `hops` dependent ld.global.cg loads `stride` bytes apart, each timed (cycles).
+__global__ void first_loads_kernel(const char* p, long long stride, int hops, long long* cycles,
+                                   unsigned long long* sink) {
+  // The shared store consumes the loaded value, so the clock read after it (in-order issue)
+  // waits for the data.
+  __shared__ unsigned long long seen[8];
+  unsigned long long off = 0;
+  for (int h = 0; h < hops && h < 8; ++h) {
+    const long long c0 = clock64();
+    unsigned long long v;
+    asm volatile("ld.global.cg.u64 %0, [%1];" : "=l"(v) : "l"(p + off + h * stride));
+    seen[h] = v;
+    const long long c1 = clock64();
+    off = v;  // the buffer holds zeros: the address of the next load waits for this one
+    cycles[h] = c1 - c0;
+  }
+  sink[0] = off + seen[0];
+}
+
 __global__ void empty_kernel() {}
 
 // Launch-to-start: the kernel records %globaltimer when it begins.
@@ -1291,6 +1353,204 @@ class Runner {
     }
   }
 
+  // Near and far L2 partitions. 64 lines at random in a 1 GB buffer are chased one load at a
+  // time by one thread on a chosen SM, each load timed: cold (after a 256 MB read of another
+  // buffer), again from the same SM (hits in the L2), and from another SM right after. A miss or
+  // hit costs more when the line's slice is in the other partition than the SM; comparing the
+  // per-line times from several SMs shows which lines are far for which SM. Raw per-line cycles
+  // go to `lines_path`.
+  void l2_partitions(const std::string& lines_path) {
+    const size_t span = 1ull << 30, big = 256ull << 20;
+    const DevBuffer buf(span, 0), clean_buf(big, 1);
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    const int n = 64;
+    std::mt19937_64 rng(20261126);
+    std::vector<unsigned long long> addr(n);
+    for (auto& x : addr)
+      x = reinterpret_cast<unsigned long long>(buf.p) + (rng() % (span / 128)) * 128;
+    unsigned long long* d_addr = nullptr;
+    long long* d_cyc = nullptr;
+    int* claimed = nullptr;
+    CK(cudaMalloc(&d_addr, sizeof(unsigned long long) * n));
+    CK(cudaMalloc(&d_cyc, sizeof(long long) * n));
+    CK(cudaMalloc(&claimed, sizeof(int)));
+    CK(cudaMemcpy(d_addr, addr.data(), sizeof(unsigned long long) * n, cudaMemcpyHostToDevice));
+    auto chase = [&](int sm) {
+      CK(cudaMemset(claimed, 0, sizeof(int)));
+      CK(cudaMemset(d_cyc, 0, sizeof(long long) * n));
+      sm_chase_kernel<<<sms_ * 8, 32>>>(d_addr, n, sm, claimed, d_cyc,
+                                        reinterpret_cast<unsigned long long*>(sink_));
+      CKL();
+      CK(cudaDeviceSynchronize());
+      std::vector<long long> c(n);
+      CK(cudaMemcpy(c.data(), d_cyc, sizeof(long long) * n, cudaMemcpyDeviceToHost));
+      return c;
+    };
+    auto clean = [&] {
+      l2_clean_kernel<<<sms_ * 4, 512>>>(clean_buf.p, static_cast<long long>(big / 16), sink);
+      CKL();
+      CK(cudaDeviceSynchronize());
+    };
+    std::ofstream raw(lines_path);
+    raw << "experiment,sm,other_sm,rep";
+    for (int i = 0; i < n; ++i) raw << ",line" << i;
+    raw << "\n";
+    auto dump = [&](const char* what, int sm, int other, int rep, const std::vector<long long>& c) {
+      raw << what << ',' << sm << ',' << other << ',' << rep;
+      for (long long x : c) raw << ',' << x;
+      raw << "\n";
+    };
+    auto summary = [&](const std::string& name, const std::vector<long long>& c,
+                       const std::string& what) {
+      std::vector<long long> v(c.begin() + 1, c.end());  // the first load also takes the TLB
+      std::sort(v.begin(), v.end());
+      add(name + "_p25", static_cast<double>(v[v.size() / 4]), "cycles", nvml_mhz(), what);
+      add(name + "_p75", static_cast<double>(v[3 * v.size() / 4]), "cycles", nvml_mhz(), what);
+    };
+    const int sms_to_try[] = {0, 1, 2, 3, sms_ / 2, sms_ / 2 + 1, sms_ - 2, sms_ - 1};
+    const int reps = quick_ ? 1 : 3;
+    for (int sm : sms_to_try) {
+      for (int r = 0; r < reps; ++r) {
+        clean();
+        const auto cold = chase(sm);
+        const auto self = chase(sm);
+        const int other = sm == 0 ? 1 : 0;
+        const auto by_other = chase(other);
+        dump("cold", sm, -1, r, cold);
+        dump("self_warm", sm, -1, r, self);
+        dump("other_warm", other, sm, r, by_other);
+        if (r == 0) {
+          const std::string s = std::to_string(sm);
+          summary("l2part_cold_sm" + s, cold,
+                  "per-load cycles of a one-thread chase over 64 random lines of 1 GB after a "
+                  "256 MB clean read, SM " +
+                      s + " (quartiles of loads 2-64)");
+          summary("l2part_hit_self_sm" + s, self,
+                  "the same lines again from SM " + s + " (L2 hits; quartiles)");
+          summary("l2part_hit_other_sm" + std::to_string(other) + "_after_sm" + s, by_other,
+                  "the same lines from SM " + std::to_string(other) + " right after SM " + s +
+                      " read them (L2 hits; quartiles)");
+        }
+      }
+    }
+    CK(cudaFree(d_addr));
+    CK(cudaFree(d_cyc));
+    CK(cudaFree(claimed));
+  }
+
+  // What a launch costs besides its work, timed as the harness times its kernels, from three
+  // L2 states: `memset` (queued behind the harness's flush, a memset over 2x L2: dirty lines),
+  // `clean` (behind a 256 MB read of another buffer: clean lines, the operands not cached) and
+  // `warm` (behind a 30 us spin, the same kernel run just before: operands and code cached).
+  // Per case: the CUDA-event time, and the span from the first block's start to the last
+  // block's end (%globaltimer stamps). A thread's loads issue four at a time (the loop is
+  // unrolled by 4 and each group's results are consumed before the next group issues), so
+  // (span of ld64 - span of ld0) / 16 is the latency of a round of loads at that load.
+  // Then the cycles of the first dependent loads of a one-thread kernel in the same states.
+  void fixed_costs() {
+    const size_t flush_bytes = 2ull * static_cast<size_t>(prop_.l2CacheSize);
+    const size_t big = 256ull << 20;
+    const DevBuffer src_buf(64ull << 20, 0), dst_buf(64ull << 20, 0), dirty_buf(flush_bytes, 0),
+        clean_buf(big, 1);
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    long long* stamps = nullptr;
+    CK(cudaMalloc(&stamps, sizeof(long long) * 2 * 4096));
+    CK(cudaFuncSetAttribute(fixed_cost_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            100 << 10));
+    const int reps = quick_ ? 5 : 31;
+    const char* states[] = {"warm", "clean", "memset"};
+    // Puts the L2 in `state` (0 warm: `again` re-runs the kernel first; 1 clean; 2 memset).
+    auto prepare = [&](int state, int r, auto again) {
+      if (state == 0) {
+        again();
+        CKL();
+        spin_kernel<<<1, 1>>>(30000, probe_);
+        CKL();
+      } else if (state == 1) {
+        l2_clean_kernel<<<sms_ * 4, 512>>>(clean_buf.p, static_cast<long long>(big / 16), sink);
+        CKL();
+      } else {
+        CK(cudaMemsetAsync(dirty_buf.p, (r + 1) & 0xff, flush_bytes));
+      }
+    };
+    struct Case {
+      int grid, threads, loads, stores, smem_kb;
+    };
+    const Case cases[] = {{1, 32, 0, 0, 0},     {16, 128, 0, 0, 0},   {16, 128, 0, 0, 24},
+                          {132, 128, 0, 0, 0},  {132, 256, 0, 0, 96}, {1056, 128, 0, 0, 0},
+                          {1, 32, 64, 0, 0},    {16, 128, 8, 0, 0},   {16, 128, 64, 0, 0},
+                          {132, 128, 64, 0, 0}, {132, 512, 64, 0, 0}, {16, 128, 0, 8, 0},
+                          {16, 128, 8, 8, 24},  {132, 256, 8, 8, 0},  {132, 256, 64, 64, 0}};
+    for (const Case& c : cases) {
+      for (int state = 0; state < 3; ++state) {
+        std::vector<float> ev, span;
+        for (int r = 0; r < reps; ++r) {
+          auto run = [&] {
+            fixed_cost_kernel<<<c.grid, c.threads, c.smem_kb << 10>>>(src_buf.p, dst_buf.p, c.loads,
+                                                                      c.stores, stamps);
+          };
+          prepare(state, r, run);
+          ev.push_back(time_ms(run) * 1e3f);
+          std::vector<long long> st(2 * c.grid);
+          CK(cudaMemcpy(st.data(), stamps, sizeof(long long) * st.size(), cudaMemcpyDeviceToHost));
+          long long lo = st[0], hi = st[1];
+          for (int b = 0; b < c.grid; ++b) {
+            lo = std::min(lo, st[2 * b]);
+            hi = std::max(hi, st[2 * b + 1]);
+          }
+          span.push_back(static_cast<float>(hi - lo) * 1e-3f);
+        }
+        const std::string name = "fixed_" + std::to_string(c.grid) + "x" +
+                                 std::to_string(c.threads) + "_ld" + std::to_string(c.loads) +
+                                 "_st" + std::to_string(c.stores) + "_smem" +
+                                 std::to_string(c.smem_kb) + "_" + states[state];
+        const std::string what = std::to_string(c.grid) + " blocks x " + std::to_string(c.threads) +
+                                 " thr, " + std::to_string(c.loads) + " ld.cg + " +
+                                 std::to_string(c.stores) + " st of 16 B per thread, " +
+                                 std::to_string(c.smem_kb) + " KiB dynamic smem, L2 " +
+                                 states[state];
+        add(name + "_event", median_of(ev), "us", nvml_mhz(),
+            "CUDA-event time; " + what + "; median of " + std::to_string(reps));
+        add(name + "_span", median_of(span), "us", nvml_mhz(),
+            "first block start to last block end (%globaltimer); " + what + "; median of " +
+                std::to_string(reps));
+      }
+    }
+    // The first dependent loads of a kernel: 8 hops 4 KiB apart and 8 hops 2 MiB + 4 KiB apart
+    // (a new 2 MiB page each).
+    long long* cyc = nullptr;
+    CK(cudaMalloc(&cyc, sizeof(long long) * 8));
+    for (const long long stride : {4096ll, (2ll << 20) + 4096}) {
+      for (int state = 0; state < 3; ++state) {
+        std::vector<std::vector<long long>> hops(8);
+        for (int r = 0; r < reps; ++r) {
+          const char* base = reinterpret_cast<const char*>(src_buf.p) + (r % 4) * 256;
+          auto run = [&] {
+            first_loads_kernel<<<1, 1>>>(base, stride, 8, cyc,
+                                         reinterpret_cast<unsigned long long*>(sink_));
+          };
+          prepare(state, r, run);
+          run();
+          CKL();
+          long long h[8];
+          CK(cudaMemcpy(h, cyc, sizeof h, cudaMemcpyDeviceToHost));
+          for (int i = 0; i < 8; ++i) hops[i].push_back(h[i]);
+        }
+        for (int i : {0, 1, 2, 7}) {
+          std::sort(hops[i].begin(), hops[i].end());
+          add("first_loads_stride" + std::to_string(stride) + "_hop" + std::to_string(i) + "_" +
+                  states[state],
+              static_cast<double>(hops[i][hops[i].size() / 2]), "cycles", nvml_mhz(),
+              "clock64 around dependent ld.global.cg number " + std::to_string(i) + " of 8, " +
+                  std::to_string(stride) + " B apart, 1 thread, L2 " + states[state] +
+                  "; median of " + std::to_string(reps));
+        }
+      }
+    }
+    CK(cudaFree(cyc));
+    CK(cudaFree(stamps));
+  }
+
   // How much of the L2 holds lines that SMs of both partitions read: W MB read in 9 passes by
   // 2 blocks per SM, each line by the same block in every pass (fixed) or by a block on another
   // SM in each pass (rotating). Per pass after the first: (t9 - t1) / 8. Run under ncu
@@ -1836,14 +2096,14 @@ int main(int argc, char** argv) {
                    "usage: gemmsim-microbench [--out FILE] [--quick] "
                    "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
                    "ifetch|dirty|granularity|reduction|"
-                   "l2requests|flushstate|flushorder|l2share]\n");
+                   "l2requests|flushstate|flushorder|l2share|fixedcost|l2part]\n");
       return 2;
     }
   }
   const std::string groups[] = {
-      "",           "smem",       "arithmetic", "issue",  "global", "element",     "l2port",
-      "bandwidth",  "launch",     "loaded",     "ifetch", "dirty",  "granularity", "reduction",
-      "l2requests", "flushstate", "flushorder", "l2share"};
+      "",           "smem",       "arithmetic", "issue",   "global",    "element",     "l2port",
+      "bandwidth",  "launch",     "loaded",     "ifetch",  "dirty",     "granularity", "reduction",
+      "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -1869,6 +2129,8 @@ int main(int argc, char** argv) {
     if (want("flushstate")) r.flush_state();
     if (want("flushorder")) r.flush_order();
     if (want("l2share")) r.l2_sharing();
+    if (want("fixedcost")) r.fixed_costs();
+    if (want("l2part")) r.l2_partitions(out + ".lines.csv");
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
