@@ -58,7 +58,7 @@ constexpr FixedAlu fixed_alu_compute(const GemmConfig& c) {
 
 // The prologue of the warp-specialized producer (the one that copies; Hopper's other three
 // producer warps exit at once).
-constexpr double fixed_alu_producer(const GemmConfig& c) {
+constexpr std::uint32_t fixed_producer_alu(const GemmConfig& c) {
   return c.ws_variant == WsVariant::Hopper ? 180 : 340;
 }
 

@@ -119,9 +119,10 @@ class WarpSpecializedModel final : public sim::KernelModel {
     else
       w.phase = kDone;  // Hopper: producer warps without the TMA thread exit
     if (w.phase == kDone) return;
-    w.prologue_alu = warp < producer ? model::fixed_prologue_alu(c_)
-                                     : std::uint32_t(model::fixed_alu_producer(c_) + 0.5);
+    w.prologue_alu =
+        warp < producer ? model::fixed_prologue_alu(c_) : model::fixed_producer_alu(c_);
   }
+
   bool next_op(WarpCursor& w, Op& op) const override {
     op = Op{};
     w.segments.clear();

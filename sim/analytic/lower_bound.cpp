@@ -282,6 +282,13 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
   // of the FFMAs (the model's other instructions only add to both).
   double mio_s = 0, issue_s = 0;
   double simt_warp_issue_per_k = 0;  // SIMT: one warp's FFMAs and fragment loads per k step
+  // Tiled: a warp's index and bounds-check instructions per K tile, before its scalar loads
+  // (kernels/common/alu_counts.hpp; loads per thread rounded down to whole tiles).
+  const double tiled_alu_per_tile =
+      c.family == Family::Tiled
+          ? model::tiled_loop_alu(
+                std::uint32_t(std::ceil(double(c.block_m + c.block_n) * c.block_k / c.threads())))
+          : 0.0;
   if (tc) {
     const TileMio t = tile_mio_cached(c, gpu);
     const double per_tile = (t.fill + t.operand) * mio_cyc;
@@ -294,12 +301,7 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
     mio_s = busiest(wf * tiles * k_cov, wf * kt_min * c.block_k) * mio_cyc;
     simt_warp_issue_per_k = double(c.thread_m) * c.thread_n + f.a.insts + f.b.insts;
     // The tiled loop's index and bounds-check instructions take issue slots too.
-    const double loop_alu_per_k =
-        c.family == Family::Tiled ? model::tiled_loop_alu(std::uint32_t(std::ceil(
-                                        double(c.block_m + c.block_n) * c.block_k / c.threads()))) /
-                                        double(c.block_k)
-                                  : 0.0;
-    const double insts = (simt_warp_issue_per_k + loop_alu_per_k) * warps;
+    const double insts = (simt_warp_issue_per_k + tiled_alu_per_tile / c.block_k) * warps;
     issue_s = busiest(insts * tiles * k_cov, insts * kt_min * c.block_k) / nsp /
               std::max(1, gpu.sm.issue_per_clk);
   }
@@ -349,15 +351,13 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
   // per k step, every warp issues its own FFMAs and loads and waits out thread_n - 1
   // shared-load latencies, one after another.
   // Each K tile, its warps also run the index and bounds-check chain of their scalar loads
-  // before issuing them (kernels/common/alu_counts.hpp), one instruction per fp32.latency.
+  // before issuing them, one instruction per fp32.latency.
   const double alu_step = std::max(1.0 / std::max(1, gpu.sm.issue_per_clk), gpu.fp32.latency.value);
-  const double tiled_loads_per_warp =
-      std::ceil(double(c.block_m + c.block_n) * c.block_k / c.threads());  // per K tile
   const double lds_chain =
       c.family == Family::Tiled && c.thread_n > 1
           ? kt_min * (c.block_k * ((c.thread_n - 1) * gpu.smem.load_latency.value +
                                    simt_warp_issue_per_k / std::max(1, gpu.sm.issue_per_clk)) +
-                      model::tiled_loop_alu(std::uint32_t(tiled_loads_per_warp)) * alu_step)
+                      tiled_alu_per_tile * alu_step)
           : 0.0;
   // Every warp also runs its setup before its first op and its epilogue's address and checks
   // before its stores, as dependent chains (alu_counts.hpp).

@@ -561,14 +561,14 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   // read leaves one there, a write or atomic invalidates every copy. `far` is what this access
   // pays; `shift` turns a fill's ready time (kept in home-partition time) into this SM's time.
   const bool home_far = far_extra != 0 && slice_is_far[std::size_t(sm) * slices + slice];
-  const std::uint8_t own_copy = static_cast<std::uint8_t>(1u << (sm % int(partitions)));
   const Tick shift = home_far ? far_extra : 0;
-  const Tick far = home_far && (kind != L2Kind::Read || !(set.copies(way) & own_copy)) ? shift : 0;
+  Tick far = 0;
   if (home_far) {
-    set.copies(way) = kind == L2Kind::Read ? set.copies(way) | own_copy : 0;
-  } else if (kind != L2Kind::Read) {
-    set.copies(way) = 0;
+    const auto own_copy = static_cast<std::uint8_t>(1u << (sm % int(partitions)));
+    far = kind == L2Kind::Read && (set.copies(way) & own_copy) ? 0 : shift;
+    if (kind == L2Kind::Read) set.copies(way) |= own_copy;
   }
+  if (kind != L2Kind::Read) set.copies(way) = 0;
   const std::uint32_t n = static_cast<std::uint32_t>(popcount(need));
   const double bytes = double(n * sector_bytes);
   const double now = double(now_tick);

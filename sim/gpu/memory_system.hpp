@@ -35,8 +35,8 @@
 //    without fetching (partially written sectors are kept as dirty bytes, fetched only if
 //    read); dirty sectors reach DRAM when their line is evicted, when l2.dirty_fraction forces
 //    the oldest dirty lines out (they stay resident, clean), or when write_back_dirty() runs.
-//  * Atomics bypass L1 and are read-modify-written at the slice (the slice is charged for the
-//    read and the write); the sectors become dirty.
+//  * Atomics bypass L1 and are read-modify-written at the slice, at l2.atomic_bandwidth (or,
+//    without it, charged for a read and a write at l2.bandwidth); the sectors become dirty.
 //  * One access() call is one coalesced request: repeated sectors within a call count once.
 #pragma once
 
