@@ -731,6 +731,67 @@ __global__ void sm_chase_kernel(const unsigned long long* addrs, int n, int targ
   sink[0] = v + seen[0];
 }
 
+// ---- tile latency ----------------------------------------------------------------------------
+// GEMM K tiles as the cp.async kernels fetch them: each of the block's 128 threads issues
+// cp.async.cg 16 B for its chunks of `rows` rows x `row_bytes` (row r of block b at
+// base + (b * rows + r) * row_stride, tile t at column t * row_bytes) and commits one group per
+// tile, keeping `inflight` tiles requested; per tile it waits until at most inflight - 1 groups
+// are pending and meets the others at a barrier, as the pipelined kernels do. Thread 0 records
+// the clock64 at which each tile is complete (after the barrier); `issued[t]` when tile t's
+// requests began. With inflight = 1, done - issued is the latency of one tile alone.
+constexpr int kTileLatThreads = 128;
+constexpr int kTileLatMaxBytes = 4 * 128 * 128;  // 4 tiles of at most 16 KiB
+__global__ void __launch_bounds__(kTileLatThreads)
+    tile_latency_kernel(const char* base, int rows, int row_bytes, long long row_stride, int tiles,
+                        int inflight, long long* issued, long long* done) {
+  extern __shared__ __align__(128) char tiles_smem[];
+  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(tiles_smem));
+  const int per_row = row_bytes / 16, chunks = rows * per_row;
+  const char* first = base + static_cast<long long>(blockIdx.x) * rows * row_stride;
+  const long long out = static_cast<long long>(blockIdx.x) * tiles;
+  // The thread's chunks (at most 8), their source offsets computed once as a kernel does.
+  constexpr int kMaxChunks = kTileLatMaxBytes / 4 / 16 / kTileLatThreads;
+  long long off[kMaxChunks];
+  const int mine = chunks > static_cast<int>(threadIdx.x)
+                       ? (chunks - 1 - static_cast<int>(threadIdx.x)) / kTileLatThreads + 1
+                       : 0;
+#pragma unroll
+  for (int j = 0; j < kMaxChunks; ++j) {
+    const int c = static_cast<int>(threadIdx.x) + j * kTileLatThreads;
+    off[j] = static_cast<long long>(c / per_row) * row_stride + (c % per_row) * 16;
+  }
+  auto request = [&](int t) {
+    if (threadIdx.x == 0) issued[out + t] = clock64();
+    const uint32_t slot =
+        sb + static_cast<uint32_t>((t % inflight) * rows * row_bytes) + 16u * threadIdx.x;
+    const char* col = first + static_cast<long long>(t) * row_bytes;
+#pragma unroll
+    for (int j = 0; j < kMaxChunks; ++j)
+      if (j < mine)
+        asm volatile(
+            "cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(slot + 16u * kTileLatThreads * j),
+            "l"(col + off[j]));
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  __syncthreads();
+  for (int t = 0; t < inflight - 1 && t < tiles; ++t) request(t);
+  for (int t = 0; t < tiles; ++t) {
+    if (t + inflight - 1 < tiles)
+      request(t + inflight - 1);
+    else
+      asm volatile("cp.async.commit_group;" ::: "memory");
+    if (inflight == 1)
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+    else if (inflight == 2)
+      asm volatile("cp.async.wait_group 1;" ::: "memory");
+    else
+      asm volatile("cp.async.wait_group 3;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x == 0) done[out + t] = clock64();
+    __syncthreads();
+  }
+}
+
 // ---- fixed costs of a launch ----------------------------------------------------------------
 // Each thread loads `loads` and then stores `stores` 16-byte words of its block's own chunk
 // (ld.global.cg, coalesced), with `smem_bytes` of dynamic shared memory allocated (untouched);
@@ -1438,6 +1499,119 @@ class Runner {
     CK(cudaFree(claimed));
   }
 
+  // K tiles fetched by cp.async (tile_latency_kernel), against the tile's size, the tiles kept
+  // in flight (1, 2 or 4) and the number of SMs doing the same at once: from DRAM (the L2
+  // cleaned by a 256 MB read of another buffer before each run, every tile's columns fresh) and,
+  // for footprints that fit, again right after from L2. Rows 16 KiB apart (the A operand of a
+  // K = 8192 bf16 GEMM). With one tile in flight, the quantiles of a tile's latency (request to
+  // complete) over tiles 2..64 of every block; with more, the median interval between
+  // consecutive tiles' completions (the steady rate).
+  void tile_latency() {
+    long long stride = 16 << 10;
+    const int max_blocks = 128, max_rows = 128, tiles = 64;
+    const size_t span = static_cast<size_t>(max_blocks) * max_rows * (stride + 512),
+                 big = 256ull << 20;
+    const DevBuffer buf(span, 0), clean_buf(big, 1);
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    long long *d_issued = nullptr, *d_done = nullptr;
+    CK(cudaMalloc(&d_issued, sizeof(long long) * max_blocks * tiles));
+    CK(cudaMalloc(&d_done, sizeof(long long) * max_blocks * tiles));
+    CK(cudaFuncSetAttribute(tile_latency_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            kTileLatMaxBytes));
+    auto run = [&](int blocks, int rows, int row_bytes, int inflight) {
+      const size_t smem = static_cast<size_t>(inflight) * rows * row_bytes;
+      tile_latency_kernel<<<blocks, kTileLatThreads, smem>>>(reinterpret_cast<const char*>(buf.p),
+                                                             rows, row_bytes, stride, tiles,
+                                                             inflight, d_issued, d_done);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      const size_t n = static_cast<size_t>(blocks) * tiles;
+      std::vector<long long> is(n), dn(n);
+      CK(cudaMemcpy(is.data(), d_issued, sizeof(long long) * n, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(dn.data(), d_done, sizeof(long long) * n, cudaMemcpyDeviceToHost));
+      std::vector<double> v;
+      for (int b = 0; b < blocks; ++b)
+        for (int t = 1; t < tiles; ++t) {
+          const size_t i = static_cast<size_t>(b) * tiles + t;
+          v.push_back(static_cast<double>(inflight == 1 ? dn[i] - is[i] : dn[i] - dn[i - 1]));
+        }
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    auto q = [](const std::vector<double>& v, double f) {
+      return v[std::min(v.size() - 1, static_cast<size_t>(f * v.size()))];
+    };
+    auto clean = [&] {
+      l2_clean_kernel<<<sms_ * 4, 512>>>(clean_buf.p, static_cast<long long>(big / 16), sink);
+      CKL();
+      CK(cudaDeviceSynchronize());
+    };
+    // The same with rows not a power of two apart: 16 KiB + 128 B and 16 KiB + 512 B.
+    for (long long st : {16384ll + 128, 16384ll + 512, 16384ll}) {
+      stride = st;
+      for (int row_bytes : {64, 128}) {
+        for (int rows : {16, 64, 128}) {
+          for (int from_l2 = 0; from_l2 < 2; ++from_l2) {
+            if (!from_l2) clean();
+            const auto v = run(1, rows, row_bytes, 1);
+            const std::string name = std::string("tile_lat_stride") + std::to_string(st) + "_" +
+                                     (from_l2 ? "l2_" : "dram_") + std::to_string(rows) + "x" +
+                                     std::to_string(row_bytes) + "B_1blocks_p50";
+            add(name, q(v, 0.5), "cycles", nvml_mhz(),
+                std::to_string(rows) + " rows x " + std::to_string(row_bytes) + " B, rows " +
+                    std::to_string(st) +
+                    " B apart, one tile in flight, one block; median latency of tiles 2-64" +
+                    (from_l2 ? " (L2 hits)" : " (L2 cleaned before)"));
+          }
+        }
+      }
+    }
+    stride = 16 << 10;
+    for (int blocks : {1, 16, 128}) {
+      for (int row_bytes : {64, 128}) {
+        for (int rows : {0, 1, 4, 16, 32, 64, 128}) {
+          for (int inflight : {1, 2, 4}) {
+            if (inflight > 1 && ((rows > 0 && rows < 16) || blocks == 16)) continue;
+            const std::string cfg = std::to_string(rows) + "x" + std::to_string(row_bytes) + "B_" +
+                                    std::to_string(blocks) + "blocks";
+            const std::string what =
+                std::to_string(rows) + " rows x " + std::to_string(row_bytes) +
+                " B (rows 16 KiB apart) per K tile, cp.async.cg by 128 threads, " +
+                std::to_string(inflight) + " tile(s) in flight, " + std::to_string(blocks) +
+                " blocks at once";
+            for (int from_l2 = 0; from_l2 < 2; ++from_l2) {
+              if (from_l2 &&
+                  static_cast<long long>(blocks) * rows * tiles * row_bytes > (16ll << 20))
+                continue;
+              if (!from_l2) clean();
+              const auto v = run(blocks, rows, row_bytes, inflight);
+              const std::string src = from_l2 ? "l2" : "dram";
+              const std::string how =
+                  what + (from_l2 ? ", the same tiles again (L2 hits)" : ", L2 cleaned before");
+              if (inflight == 1) {
+                for (const auto& [tag, f] : {std::pair<const char*, double>{"p10", 0.10},
+                                             {"p50", 0.50},
+                                             {"p90", 0.90},
+                                             {"p99", 0.99}})
+                  add("tile_lat_" + src + "_" + cfg + "_" + tag, q(v, f), "cycles", nvml_mhz(),
+                      how +
+                          "; latency of a tile (request to complete), quantile over tiles "
+                          "2-64 of every block");
+              } else {
+                add("tile_interval_" + src + "_" + cfg + "_" + std::to_string(inflight) +
+                        "inflight_p50",
+                    q(v, 0.5), "cycles", nvml_mhz(),
+                    how + "; median interval between consecutive tiles' completions");
+              }
+            }
+          }
+        }
+      }
+    }
+    CK(cudaFree(d_issued));
+    CK(cudaFree(d_done));
+  }
+
   // What a launch costs besides its work, timed as the harness times its kernels, from three
   // L2 states: `memset` (queued behind the harness's flush, a memset over 2x L2: dirty lines),
   // `clean` (behind a 256 MB read of another buffer: clean lines, the operands not cached) and
@@ -2096,14 +2270,14 @@ int main(int argc, char** argv) {
                    "usage: gemmsim-microbench [--out FILE] [--quick] "
                    "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
                    "ifetch|dirty|granularity|reduction|"
-                   "l2requests|flushstate|flushorder|l2share|fixedcost|l2part]\n");
+                   "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat]\n");
       return 2;
     }
   }
   const std::string groups[] = {
       "",           "smem",       "arithmetic", "issue",   "global",    "element",     "l2port",
       "bandwidth",  "launch",     "loaded",     "ifetch",  "dirty",     "granularity", "reduction",
-      "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part"};
+      "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part",      "tilelat"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -2131,6 +2305,7 @@ int main(int argc, char** argv) {
     if (want("l2share")) r.l2_sharing();
     if (want("fixedcost")) r.fixed_costs();
     if (want("l2part")) r.l2_partitions(out + ".lines.csv");
+    if (want("tilelat")) r.tile_latency();
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
