@@ -121,6 +121,7 @@ struct DramSpec {
   int banks = 0;           // banks per channel
   Bytes row_size;          // one bank's row (page), in bytes
   Duration row_miss_time;  // channel time a row miss adds
+  Duration row_miss_jitter;  // mean of a row-missing read's exponential extra latency (0: none)
 };
 
 struct Features {
@@ -151,6 +152,7 @@ struct GpuSpec {
   SmSpec sm;
   PipeSpec fp32;
   PipeSpec fp64;
+  PipeSpec int32;  // ops_per_clk_per_sm only (0: integer instructions not pipe-limited)
   std::map<DType, TensorSpec> tensor;  // only the types this GPU's tensor cores support
   PipeSpec lsu;                        // warp memory instructions per clock per SM
   SharedMemSpec smem;

@@ -241,6 +241,12 @@ std::vector<ConsistencyRule> build_rules() {
          return fmt::format("dram.row_size {} is not a multiple of dram.interleave {}",
                             to_string(g.dram.row_size), to_string(g.dram.interleave));
        }},
+      {"dram.row_miss_jitter", E, "dram.row_miss_jitter needs dram.banks",
+       [](const GpuSpec& g, DType) -> Msg {
+         if (g.dram.row_miss_jitter.seconds == 0 || g.dram.banks > 0) return std::nullopt;
+         return fmt::format("{} is set but dram.banks is 0 (no rows to miss)",
+                            to_string(g.dram.row_miss_jitter));
+       }},
       {"dram.sustained", W, "dram.sustained <= dram.peak",
        [](const GpuSpec& g, DType) -> Msg {
          if (g.dram.sustained <= g.dram.peak) return std::nullopt;

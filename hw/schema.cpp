@@ -122,6 +122,11 @@ std::vector<FieldSpec> build_schema() {
                "FP64 lanes per SM: DFMA retired per SM clock."),
       required("fp64.latency", GPU_FIELD(fp64.latency), 1, 1000,
                "Dependent-issue latency of a DFMA."),
+      optional("int32.ops_per_clk_per_sm", GPU_FIELD(int32.ops_per_clk_per_sm), 0, 4096,
+               "INT32 lanes per SM: the integer instructions a warp issues besides its memory "
+               "and math operations (address arithmetic, predicates, loop control) take "
+               "32 / (this / sm.sub_partitions) cycles each of their sub-partition's integer "
+               "pipe. Omitted or 0: one issue cycle each, no pipe limit."),
       required("tensor.*.dense_fma_per_clk_per_sm", TENSOR_FIELD(dense_fma_per_clk_per_sm), 1, 1e6,
                "Datasheet dense tensor rate, multiply-accumulates per SM clock (wgmma on "
                "Hopper): peak = sm_count x this x 2 x clocks.tensor_spec."),
@@ -245,6 +250,12 @@ std::vector<FieldSpec> build_schema() {
       optional("dram.row_miss_time", GPU_FIELD(dram.row_miss_time), 0, 1 * us,
                "Channel time an access to a row that is not open in its bank adds to the "
                "access's bytes / (dram.sustained / channels)."),
+      optional("dram.row_miss_jitter", GPU_FIELD(dram.row_miss_jitter), 0, 1 * us,
+               "Mean of the extra latency of a read that opens a row, exponentially "
+               "distributed (bank conflicts, refresh and the controller's scheduling, drawn "
+               "per read from a deterministic hash): a request of many such lines completes "
+               "with its slowest. Needs dram.banks. Omitted or 0: every row miss takes "
+               "dram.latency."),
 
       // --- features -------------------------------------------------------------------------
       flag("features.cp_async", GPU_FIELD(features.cp_async),

@@ -12,6 +12,7 @@
 #include "kernels/common/ws_layout.hpp"
 #include "kernels/tiled/model.hpp"
 #include "sim/analytic/support.hpp"
+#include "sim/gpu/gpu_model.hpp"
 #include "sim/run/run.hpp"
 
 namespace gemmsim {
@@ -350,9 +351,9 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
   // The tiled kernel's warps load B values one at a time inside their FFMAs (Op::lds_chain):
   // per k step, every warp issues its own FFMAs and loads and waits out thread_n - 1
   // shared-load latencies, one after another.
-  // Each K tile, its warps also run the index and bounds-check chain of their scalar loads
-  // before issuing them, one instruction per fp32.latency.
-  const double alu_step = std::max(1.0 / std::max(1, gpu.sm.issue_per_clk), gpu.fp32.latency.value);
+  // Each K tile, its warps also run the index and bounds-check instructions of their scalar
+  // loads before issuing them, each holding the warp as the engine holds it.
+  const double alu_step = sim::alu_step_cycles(gpu);
   const double lds_chain =
       c.family == Family::Tiled && c.thread_n > 1
           ? kt_min * (c.block_k * ((c.thread_n - 1) * gpu.smem.load_latency.value +

@@ -14,6 +14,7 @@ constexpr int kMaxGroups = 16;  // cp.async groups tracked per warp (ring)
 struct SubPartition {
   Tick sched_free = 0;  // next free issue slot
   std::array<Tick, static_cast<int>(Pipe::Count)> pipe_free{};
+  Tick int_free = 0;  // the integer pipe (Op::alu instructions)
 };
 
 struct SmState {
@@ -175,6 +176,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
     for (auto& sp : s.sps) {
       sp.sched_free = start;
       sp.pipe_free.fill(start);
+      sp.int_free = start;
     }
     s.mio_free = start;
     s.lsu_free = start;
@@ -312,7 +314,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
   const Tick smem_load_latency = ticks(gpu_.smem.load_latency.value);
   const Tick l2_hit_latency = ticks(gpu_.l2.hit_latency.value);
   const Tick fma_latency = ticks(gpu_.fp32.latency.value);
-  const double alu_chain_cycles = std::max(issue_cycles, gpu_.fp32.latency.value);
+  const double alu_chain_cycles = alu_step_cycles(gpu_);
+  const double int_cycles = int_pipe_cycles(gpu_);
   const Tick cta_launch_latency = ticks(gpu_.sm.cta_launch_latency.value);
 
   // A CTA's slot frees when its last warp exits; its stores may still be draining, which
@@ -358,9 +361,10 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
                                    bar.completion_time(phase), wid);
   };
 
-  // The warp's next batch. Its integer instructions (Op::alu) issue first, as a dependent
-  // chain that holds the warp for the fixed ALU latency per instruction, starting when the
-  // warp can next issue; their scheduler slots are taken at the first free ones.
+  // The warp's next batch. Its integer instructions (Op::alu) issue first, holding the warp
+  // alu_step_cycles each (gpu_model.hpp), starting when the warp can next issue, and no
+  // sooner than its sub-partition's integer pipe takes them; their scheduler slots are taken
+  // at the first free ones.
   auto fetch = [&](WarpState& w, SubPartition& sp, Tick now) {
     w.cur.refetch.clear();
     if (w.out_of_ops || !kernel.next_op(w.cur, w.op)) {
@@ -376,8 +380,12 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
       sp.sched_free = std::max(sp.sched_free, now) + ticks(n * issue_cycles);
       w.alu_start = t0;
       w.next_issue = t0 + ticks(n * alu_chain_cycles);
+      if (int_cycles > 0) {
+        sp.int_free = std::max(sp.int_free, t0) + ticks(n * int_cycles);
+        w.next_issue = std::max(w.next_issue, sp.int_free);
+      }
       st.warp_instructions += w.op.alu;
-      st.stalls.issue += n * alu_chain_cycles;
+      st.stalls.issue += clock_.cycles(w.next_issue - t0);
       w.op.alu = 0;
     }
     return true;

@@ -9,6 +9,7 @@
 // warp go through register slots; barriers and cp.async groups block a warp until released.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -22,6 +23,26 @@
 #include "sim/gpu/observer.hpp"
 
 namespace gemmsim::sim {
+
+// Cycles one of a warp's integer instructions (Op::alu) holds the warp: its issue slot, plus
+// the FMA pipe's latency for the fraction of them that wait for the result of the one before.
+// The fraction is a property of the compiled kernels' integer code: with one warp per
+// scheduler, so that nothing hides its waits, the tf32 mma.sync loop (259 of its 342
+// instructions per K tile integer or conversions) waits 1.35 cycles per issued instruction for
+// fixed-latency results (Nsight Compute `wait`, validate/data/h100/ncu_stall_kheavy_s11.csv):
+// 1.35 / (fp32.latency 4 - 1 issue cycle) = 0.45. The sub-partition's integer pipe
+// (int32.ops_per_clk_per_sm) also takes each of them for a while (int_pipe_cycles); a warp
+// never issues them faster than that pipe accepts them.
+inline constexpr double kAluDependentFraction = 0.45;
+inline double int_pipe_cycles(const GpuSpec& gpu) {
+  const double lanes = gpu.int32.ops_per_clk_per_sm / std::max(1, gpu.sm.sub_partitions);
+  return lanes > 0 ? 32.0 / lanes : 0.0;
+}
+inline double alu_step_cycles(const GpuSpec& gpu) {
+  const double issue = 1.0 / std::max(1, gpu.sm.issue_per_clk);
+  return std::max(int_pipe_cycles(gpu),
+                  issue + kAluDependentFraction * std::max(0.0, gpu.fp32.latency.value - issue));
+}
 
 // Where warps spent the time between becoming eligible in program order and issuing.
 struct StallBreakdown {

@@ -213,8 +213,24 @@ struct MemorySystem::Impl {
   BucketHash bank_hash;
   std::vector<std::uint64_t> open_row;
   double row_miss_ps = 0;
+  // Row-miss latency spread: a read that opens a row waits row_jitter_ps x -ln(u) more, u a
+  // uniform draw in (0, 1) from a hash of the line and the count of such reads so far (the
+  // event order is fixed, so the draws are too). A request of many such lines completes with
+  // its slowest one.
+  double row_jitter_ps = 0;
+  std::uint64_t row_misses_drawn = 0;
+  Tick row_miss_wait(std::uint64_t line) {
+    std::uint64_t z = line * 0x9E3779B97F4A7C15ull ^ ++row_misses_drawn * 0xD1B54A32D192ED03ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64's finalizer
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const double u = (double(z >> 11) + 0.5) * 0x1.0p-53;
+    return static_cast<Tick>(row_jitter_ps * -std::log(u));
+  }
+  Tick last_row_wait = 0;  // of the last read reserve_dram costed (0 for a row hit)
   // Reserves `line`'s channel for `bytes` at `now` and books the bytes in the load window. A
-  // read whose row is not open in its bank also pays row_miss_time. Writes (dirty write-backs)
+  // read whose row is not open in its bank also pays row_miss_time, and its latency
+  // row_miss_wait() more (last_row_wait). Writes (dirty write-backs)
   // do not: the memory controller buffers them and drains them row by row, which is why a
   // 256 MB store stream runs at the read stream's rate ([MB] dirty_write_256MB_*).
   enum class DramOp { Read, Write };
@@ -222,6 +238,7 @@ struct MemorySystem::Impl {
     const std::uint64_t chunk = chunk_of_line(line);
     const std::uint32_t ch = channel_hash.bucket(chunk);
     double extra = 0;
+    last_row_wait = 0;
     if (banks > 0 && op == DramOp::Read) {
       const std::uint64_t group = chunks_per_group.quotient(chunk);
       std::uint64_t& open =
@@ -229,6 +246,7 @@ struct MemorySystem::Impl {
       if (open != group) {
         open = group;
         extra = row_miss_ps;
+        if (row_jitter_ps > 0) last_row_wait = row_miss_wait(line);
       }
     }
     if (dram_loaded_ps != 0) {
@@ -524,6 +542,7 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
     bank_hash = BucketHash(static_cast<std::uint32_t>(banks), 0x5eed);
     open_row.assign(std::size_t(gpu.dram.channels) * std::size_t(banks), ~std::uint64_t{0});
     row_miss_ps = gpu.dram.row_miss_time.ps();
+    row_jitter_ps = gpu.dram.row_miss_jitter.ps();
   }
   dirty_limit = static_cast<std::uint64_t>(gpu.l2.dirty_fraction * double(gpu.l2.size.value));
   dirty_order_compact_at = 2 * std::size_t(dirty_limit / line) + 4096;
@@ -610,7 +629,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
 
   Tick done = now_tick;
   const Tick hit_done = served + l2_hit + far;
-  Tick dram_queue = 0;  // the loaded DRAM latency of this line's misses
+  Tick dram_queue = 0;  // the loaded DRAM latency and the row-miss wait of this line's misses
   if (hits) {
     done = hit_done;
     // A fill still in flight completes the hit when it reaches this SM's partition (ready times
@@ -632,7 +651,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
     counters.dram_bytes_read += miss_bytes;
     const double f_chan = reserve_dram(pend_line[i], double(miss_bytes), now_, DramOp::Read);
-    dram_queue = dram_queue_extra(now_);
+    dram_queue = dram_queue_extra(now_) + last_row_wait;
     // A miss goes to DRAM through the home slice, so a far SM pays far_extra even where its
     // partition holds a copy of the line's other sectors.
     const Tick miss_done =

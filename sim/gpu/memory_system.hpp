@@ -26,6 +26,9 @@
 //    bytes. A row holds a channel's share of a span of channels x dram.row_size bytes, so a
 //    stream opens a row once per row_size per channel and scattered small pieces open one
 //    each. Write-backs are taken as drained row by row by the controller and pay no miss.
+//    A read that opens a row also waits an exponentially distributed time of mean
+//    dram.row_miss_jitter (a deterministic pseudo-random draw per read), so a request of many
+//    such lines completes with its slowest.
 //  * Sectors: 32-byte sectors are the unit of hit/miss, transfer and counting (as in Nsight
 //    Compute's lts__t_sector_* and l1tex__t_sector_* counters). A sector whose fill is still
 //    in flight hits and completes when the fill arrives (no extra DRAM traffic).

@@ -141,11 +141,13 @@ TEST_CASE("After the harness's memset flush a DRAM-bound kernel writes back dirt
   c.smem_layout = SmemLayout::Swizzled;
   // Skinny: 67 MB of A streamed once from DRAM, more than the L2 holds, so the flush's dirty
   // lines are evicted and written back. At most l2.dirty_fraction (24 MiB) is dirty: at the
-  // 3.06 TB/s of dram.sustained that is 8.2 us of DRAM time, shared with the reads.
+  // 3.06 TB/s of dram.sustained that is 8.2 us of DRAM time, shared with the reads. (Since the
+  // row-miss spread of session 11 the kernel waits longer for its tiles and leaves the channels
+  // more idle time for the write-backs: 3.5 us, was 4-5.)
   const GemmProblem skinny{8192, 32, 4096};
   const Prediction clean = predict(gpu, c, skinny);
   const Prediction flushed = predict(gpu, c, skinny, nullptr, L2Start::AfterMemsetFlush);
-  CHECK(flushed.time_us - clean.time_us >= 4.0);
+  CHECK(flushed.time_us - clean.time_us >= 3.0);
   CHECK(flushed.time_us - clean.time_us <= 12.0);
   CHECK(flushed.counters.at("dram__bytes_write.sum") >= 20e6);
   CHECK(flushed.counters.at("dram__bytes_read.sum") == clean.counters.at("dram__bytes_read.sum"));

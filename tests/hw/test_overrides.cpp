@@ -119,6 +119,28 @@ TEST_CASE("The DRAM row model needs all three of its fields", "[hw][set]") {
   CHECK(load_gpu("h100").dram.banks == 32);  // shipped with the row model
 }
 
+TEST_CASE("The DRAM row-miss spread needs the row model, and is a duration", "[hw][set]") {
+  CHECK_THROWS_WITH(load_gpu("a100", {"dram.row_miss_jitter=45ns"}),
+                    Catch::Contains("dram.row_miss_jitter") && Catch::Contains("dram.banks"));
+  CHECK_THROWS_WITH(load_gpu("h100", {"dram.row_miss_jitter=45"}),
+                    Catch::Contains("dram.row_miss_jitter") && Catch::Contains("unit"));
+  CHECK(load_gpu("a100").dram.row_miss_jitter.seconds == 0);  // not measured: no spread
+  CHECK(load_gpu("h100").dram.row_miss_jitter.ns() == Approx(45.0));
+  CHECK(load_gpu("h100", {"dram.row_miss_jitter=0ns"}).dram.row_miss_jitter.seconds == 0);
+}
+
+TEST_CASE("The INT32 lanes are a rate in range, and optional", "[hw][set]") {
+  CHECK_THROWS_WITH(load_gpu("a100", {"int32.ops_per_clk_per_sm=-4"}),
+                    Catch::Contains("int32.ops_per_clk_per_sm"));
+  CHECK_THROWS_WITH(load_gpu("a100", {"int32.ops_per_clk_per_sm=many"}),
+                    Catch::Contains("int32.ops_per_clk_per_sm"));
+  for (const char* gpu : {"t4", "v100", "a100", "a6000", "h100", "h200"}) {
+    INFO(gpu);
+    CHECK(load_gpu(gpu).int32.ops_per_clk_per_sm == 64);  // hardware.md: 16 per sub-partition
+  }
+  CHECK(load_gpu("h100", {"int32.ops_per_clk_per_sm=0"}).int32.ops_per_clk_per_sm == 0);
+}
+
 TEST_CASE("The L2 dirty fraction is a fraction and optional", "[hw][set]") {
   CHECK_THROWS_WITH(load_gpu("a100", {"l2.dirty_fraction=1.5"}),
                     Catch::Contains("l2.dirty_fraction"));

@@ -196,6 +196,7 @@ TEST_CASE("H100 values our microbenchmarks measured cite them", "[hw][shipped]")
                                           "l2.port_bytes_per_clk",
                                           "dram.sustained",
                                           "dram.latency",
+                                          "dram.row_miss_jitter",
                                           "smem.load_latency",
                                           "smem.ldmatrix_latency",
                                           "async.barrier_latency"};

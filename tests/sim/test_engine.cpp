@@ -204,14 +204,24 @@ TEST_CASE("Warps on one sub-partition share its FMA pipe; warps on different one
   CHECK(spread == Approx(4000 * 32 / lanes_per_sp).epsilon(0.02));
 }
 
-TEST_CASE("A batch's integer instructions hold its warp for the ALU latency each, and leave the "
-          "scheduler to other warps in between", "[engine]") {
+TEST_CASE(
+    "A lone warp's integer instructions take alu_step_cycles each; warps of one "
+    "sub-partition share its INT32 pipe",
+    "[engine]") {
   Harness h;
-  const double latency = h.gpu.fp32.latency.value;
-  REQUIRE(latency > 1.0);
-  // One warp: 100 batches of one FFMA, each after 10 integer instructions, against the same
-  // without them. The chain adds 10 x latency cycles per batch.
-  auto plain = [](int, int) { return std::vector<Op>(100, ffma(1)); };
+  const double step = alu_step_cycles(h.gpu), pipe = int_pipe_cycles(h.gpu);
+  // A100: 16 INT32 lanes per sub-partition (2 cycles an instruction); 1 + 0.45 x (4 - 1) =
+  // 2.35 cycles for the dependent share.
+  REQUIRE(pipe == Approx(2.0));
+  REQUIRE(step == Approx(1.0 + kAluDependentFraction * (h.gpu.fp32.latency.value - 1.0)));
+  REQUIRE(step > pipe);
+  // One warp: 100 independent batches of one FFMA, each after 10 integer instructions, against
+  // the same without them.
+  auto plain = [](int, int) {
+    Op op = ffma(1);
+    op.reads = op.writes = 0;
+    return std::vector<Op>(100, op);
+  };
   auto with_alu = [](int, int) {
     Op op = ffma(1);
     op.reads = op.writes = 0;  // no dependency between the batches
@@ -219,13 +229,21 @@ TEST_CASE("A batch's integer instructions hold its warp for the ALU latency each
     return std::vector<Op>(100, op);
   };
   const double base = h.cycles(ScriptedKernel(one_cta(1), plain));
-  const double chained = h.cycles(ScriptedKernel(one_cta(1), with_alu));
-  CHECK(chained - base == Approx(100 * 10 * latency).epsilon(0.1));
-  // Several warps on one sub-partition overlap their chains: each chain takes one scheduler
-  // slot per instruction, not `latency`, so 4 warps there take far less than 4 times as long.
-  const double four_per_scheduler =
-      h.cycles(ScriptedKernel(one_cta(4 * h.gpu.sm.sub_partitions), with_alu));
-  CHECK(four_per_scheduler < 1.5 * chained);
+  const double alone = h.cycles(ScriptedKernel(one_cta(1), with_alu));
+  CHECK(alone - base == Approx(100 * 10 * step).epsilon(0.1));
+  // Four warps on each sub-partition: their 4 x 1000 integer instructions pass the pipe at 2
+  // cycles each, more than one warp's chain but less than four chains one after another.
+  const double four = h.cycles(ScriptedKernel(one_cta(4 * h.gpu.sm.sub_partitions), with_alu));
+  CHECK(four == Approx(4 * 1000 * pipe).epsilon(0.1));
+  CHECK(four < 4 * alone);
+  // Without the pipe (int32 omitted) they take only scheduler slots: far less again.
+  GpuSpec nopipe = h.gpu;
+  nopipe.int32.ops_per_clk_per_sm = 0;
+  MemorySystem mem(nopipe, h.clock);
+  GpuModel model(nopipe, mem);
+  const KernelStats s =
+      model.run(ScriptedKernel(one_cta(4 * nopipe.sm.sub_partitions), with_alu), 0);
+  CHECK(h.clock.cycles(s.end - s.start) < 0.6 * four);
 }
 
 TEST_CASE("Shared loads inside a math batch make its warp wait out the shared-load latency each, "

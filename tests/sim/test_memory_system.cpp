@@ -6,6 +6,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -650,6 +651,54 @@ TEST_CASE("A DRAM read that opens a row occupies its channel row_miss_time longe
   // on an average channel (the busiest sets the completion).
   CHECK(scattered_rows - scattered_plain >= 2048 * kCycle);
   CHECK(scattered_rows - scattered_plain <= 3072 * kCycle);
+}
+
+TEST_CASE(
+    "A read that opens a row waits dram.row_miss_jitter on average, and a request of many "
+    "such lines waits for its slowest",
+    "[memory]") {
+  GpuSpec plain = gpu_with_rows(1), spread = gpu_with_rows(1);
+  spread.dram.row_miss_jitter = Duration{50e-9};  // 50 cycles of the 1 GHz test GPU
+  const ClockDomain clock{plain.clocks.sustained};
+  // One line at a time, each in a row of its own (64 KiB apart), far apart in time.
+  auto singles = [&](const GpuSpec& g) {
+    MemorySystem mem(g, clock);
+    std::vector<double> lat;
+    Tick now = 0;
+    for (std::uint64_t i = 0; i < 2000; ++i) {
+      const Segment seg{kBase + i * 65536, 128};
+      const Tick done = mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&seg, 1), now);
+      lat.push_back(double(done - now) / double(kCycle));
+      now = done + 1000 * kCycle;
+    }
+    return lat;
+  };
+  const std::vector<double> a = singles(plain), b = singles(spread);
+  std::vector<double> extra;
+  for (std::size_t i = 0; i < a.size(); ++i) extra.push_back(b[i] - a[i]);
+  double mean = 0;
+  for (double x : extra) mean += x / double(extra.size());
+  CHECK(mean == Approx(50.0).epsilon(0.15));  // exponential: mean 50 cycles
+  std::sort(extra.begin(), extra.end());
+  CHECK(extra.front() >= 0.0);
+  CHECK(extra[extra.size() / 2] == Approx(50.0 * std::log(2.0)).epsilon(0.2));  // its median
+  CHECK(extra[extra.size() * 99 / 100] > 3.5 * 50.0);                           // its tail
+  CHECK(singles(spread) == b);  // the draws are deterministic
+  // 64 such lines requested at once arrive with the slowest: about 50 x H(64) = 237 cycles
+  // later than without the spread.
+  auto tile = [&](const GpuSpec& g) {
+    MemorySystem mem(g, clock);
+    Tick done = 0;
+    for (std::uint64_t i = 0; i < 64; ++i) {
+      const Segment seg{kBase + i * 65536, 128};
+      done =
+          std::max(done, mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&seg, 1), 0));
+    }
+    return double(done) / double(kCycle);
+  };
+  const double late = tile(spread) - tile(plain);
+  CHECK(late > 2.5 * 50.0);
+  CHECK(late < 8.0 * 50.0);
 }
 
 TEST_CASE("Dirty write-backs do not pay row misses", "[memory]") {

@@ -734,52 +734,52 @@ __global__ void sm_chase_kernel(const unsigned long long* addrs, int n, int targ
 // ---- tile latency ----------------------------------------------------------------------------
 // GEMM K tiles as the cp.async kernels fetch them: each of the block's 128 threads issues
 // cp.async.cg 16 B for its chunks of `rows` rows x `row_bytes` (row r of block b at
-// base + (b * rows + r) * row_stride, tile t at column t * row_bytes) and commits one group per
+// base + (b * rows + r) * row_stride, tile t `tile_step` bytes on) and commits one group per
 // tile, keeping `inflight` tiles requested; per tile it waits until at most inflight - 1 groups
-// are pending and meets the others at a barrier, as the pipelined kernels do. Thread 0 records
-// the clock64 at which each tile is complete (after the barrier); `issued[t]` when tile t's
-// requests began. With inflight = 1, done - issued is the latency of one tile alone.
+// are pending and meets the others at a barrier, as the pipelined kernels do. Thread 0 notes in
+// shared memory the clock64 at which each tile's requests began and at which it was complete
+// (after the barrier); they go to global memory at the end (a global store before
+// cp.async.wait_group makes the wait include the store's round trip). With inflight = 1,
+// done - issued is the latency of one tile alone.
 constexpr int kTileLatThreads = 128;
 constexpr int kTileLatMaxBytes = 4 * 128 * 128;  // 4 tiles of at most 16 KiB
+constexpr int kTileLatMaxTiles = 64;
+constexpr int kTileLatMaxChunks = kTileLatMaxBytes / 4 / 16 / kTileLatThreads;  // per thread
 __global__ void __launch_bounds__(kTileLatThreads)
-    tile_latency_kernel(const char* base, int rows, int row_bytes, long long row_stride, int tiles,
-                        int inflight, long long* issued, long long* done) {
+    tile_latency_kernel(const char* base, int rows, int row_bytes, long long row_stride,
+                        long long tile_step, int tiles, int inflight, long long* issued,
+                        long long* done) {
   extern __shared__ __align__(128) char tiles_smem[];
+  __shared__ long long s_issued[kTileLatMaxTiles], s_done[kTileLatMaxTiles];
   const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(tiles_smem));
   const int per_row = row_bytes / 16, chunks = rows * per_row;
   const char* first = base + static_cast<long long>(blockIdx.x) * rows * row_stride;
-  const long long out = static_cast<long long>(blockIdx.x) * tiles;
-  // The thread's chunks (at most 8), their source offsets computed once as a kernel does.
-  constexpr int kMaxChunks = kTileLatMaxBytes / 4 / 16 / kTileLatThreads;
-  long long off[kMaxChunks];
-  const int mine = chunks > static_cast<int>(threadIdx.x)
-                       ? (chunks - 1 - static_cast<int>(threadIdx.x)) / kTileLatThreads + 1
-                       : 0;
+  // The thread's chunks: their source offsets, computed once as a kernel does.
+  long long off[kTileLatMaxChunks];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int mine = chunks > tid ? (chunks - 1 - tid) / kTileLatThreads + 1 : 0;
 #pragma unroll
-  for (int j = 0; j < kMaxChunks; ++j) {
-    const int c = static_cast<int>(threadIdx.x) + j * kTileLatThreads;
+  for (int j = 0; j < kTileLatMaxChunks; ++j) {
+    const int c = tid + j * kTileLatThreads;
     off[j] = static_cast<long long>(c / per_row) * row_stride + (c % per_row) * 16;
   }
-  auto request = [&](int t) {
-    if (threadIdx.x == 0) issued[out + t] = clock64();
-    const uint32_t slot =
-        sb + static_cast<uint32_t>((t % inflight) * rows * row_bytes) + 16u * threadIdx.x;
-    const char* col = first + static_cast<long long>(t) * row_bytes;
-#pragma unroll
-    for (int j = 0; j < kMaxChunks; ++j)
-      if (j < mine)
-        asm volatile(
-            "cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(slot + 16u * kTileLatThreads * j),
-            "l"(col + off[j]));
-    asm volatile("cp.async.commit_group;" ::: "memory");
-  };
   __syncthreads();
-  for (int t = 0; t < inflight - 1 && t < tiles; ++t) request(t);
-  for (int t = 0; t < tiles; ++t) {
-    if (t + inflight - 1 < tiles)
-      request(t + inflight - 1);
-    else
-      asm volatile("cp.async.commit_group;" ::: "memory");
+  for (int t = -(inflight - 1); t < tiles; ++t) {
+    const int r = t + inflight - 1;  // the tile requested now
+    if (r < tiles) {
+      if (tid == 0) s_issued[r] = clock64();
+      const uint32_t slot =
+          sb + static_cast<uint32_t>((r % inflight) * rows * row_bytes) + 16u * tid;
+      const char* col = first + static_cast<long long>(r) * tile_step;
+#pragma unroll
+      for (int j = 0; j < kTileLatMaxChunks; ++j)
+        if (j < mine)
+          asm volatile(
+              "cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(slot + 16u * kTileLatThreads * j),
+              "l"(col + off[j]));
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    if (t < 0) continue;
     if (inflight == 1)
       asm volatile("cp.async.wait_group 0;" ::: "memory");
     else if (inflight == 2)
@@ -787,8 +787,13 @@ __global__ void __launch_bounds__(kTileLatThreads)
     else
       asm volatile("cp.async.wait_group 3;" ::: "memory");
     __syncthreads();
-    if (threadIdx.x == 0) done[out + t] = clock64();
-    __syncthreads();
+    if (tid == 0) s_done[t] = clock64();
+  }
+  __syncthreads();
+  const long long out = static_cast<long long>(blockIdx.x) * tiles;
+  for (int t = tid; t < tiles; t += kTileLatThreads) {
+    issued[out + t] = s_issued[t];
+    done[out + t] = s_done[t];
   }
 }
 
@@ -1508,7 +1513,7 @@ class Runner {
   // consecutive tiles' completions (the steady rate).
   void tile_latency() {
     long long stride = 16 << 10;
-    const int max_blocks = 128, max_rows = 128, tiles = 64;
+    const int max_blocks = 128, max_rows = 128, tiles = kTileLatMaxTiles;
     const size_t span = static_cast<size_t>(max_blocks) * max_rows * (stride + 512),
                  big = 256ull << 20;
     const DevBuffer buf(span, 0), clean_buf(big, 1);
@@ -1520,8 +1525,10 @@ class Runner {
                             kTileLatMaxBytes));
     auto run = [&](int blocks, int rows, int row_bytes, int inflight) {
       const size_t smem = static_cast<size_t>(inflight) * rows * row_bytes;
+      // Tiles step along the rows (K) when the rows are far apart, else to the next rows.
+      const long long step = stride >= tiles * row_bytes ? row_bytes : rows * stride;
       tile_latency_kernel<<<blocks, kTileLatThreads, smem>>>(reinterpret_cast<const char*>(buf.p),
-                                                             rows, row_bytes, stride, tiles,
+                                                             rows, row_bytes, stride, step, tiles,
                                                              inflight, d_issued, d_done);
       CKL();
       CK(cudaDeviceSynchronize());
@@ -1546,11 +1553,13 @@ class Runner {
       CKL();
       CK(cudaDeviceSynchronize());
     };
-    // The same with rows not a power of two apart: 16 KiB + 128 B and 16 KiB + 512 B.
-    for (long long st : {16384ll + 128, 16384ll + 512, 16384ll}) {
+    // The same with rows not a power of two apart (16 KiB + 128 B, + 512 B), and closer: 128 B
+    // (the tile one contiguous run), 1, 2 and 4 KiB (then tile t is the t-th run of rows).
+    for (long long st : {16384ll + 128, 16384ll + 512, 16384ll, 128ll, 1024ll, 2048ll, 4096ll}) {
       stride = st;
       for (int row_bytes : {64, 128}) {
-        for (int rows : {16, 64, 128}) {
+        for (int rows : {16, 32, 48, 64, 96, 128}) {
+          if (st < row_bytes) continue;
           for (int from_l2 = 0; from_l2 < 2; ++from_l2) {
             if (!from_l2) clean();
             const auto v = run(1, rows, row_bytes, 1);
