@@ -227,18 +227,18 @@ struct MemorySystem::Impl {
     const double u = (double(z >> 11) + 0.5) * 0x1.0p-53;
     return static_cast<Tick>(row_jitter_ps * -std::log(u));
   }
-  Tick last_row_wait = 0;  // of the last read reserve_dram costed (0 for a row hit)
   // Reserves `line`'s channel for `bytes` at `now` and books the bytes in the load window. A
   // read whose row is not open in its bank also pays row_miss_time, and its latency
-  // row_miss_wait() more (last_row_wait). Writes (dirty write-backs)
+  // row_miss_wait() more (`row_wait`, 0 for a row hit or a write). Writes (dirty write-backs)
   // do not: the memory controller buffers them and drains them row by row, which is why a
   // 256 MB store stream runs at the read stream's rate ([MB] dirty_write_256MB_*).
   enum class DramOp { Read, Write };
-  double reserve_dram(std::uint64_t line, double bytes, Tick now, DramOp op) {
+  double reserve_dram(std::uint64_t line, double bytes, Tick now, DramOp op,
+                      Tick* row_wait = nullptr) {
     const std::uint64_t chunk = chunk_of_line(line);
     const std::uint32_t ch = channel_hash.bucket(chunk);
     double extra = 0;
-    last_row_wait = 0;
+    if (row_wait != nullptr) *row_wait = 0;
     if (banks > 0 && op == DramOp::Read) {
       const std::uint64_t group = chunks_per_group.quotient(chunk);
       std::uint64_t& open =
@@ -246,7 +246,7 @@ struct MemorySystem::Impl {
       if (open != group) {
         open = group;
         extra = row_miss_ps;
-        if (row_jitter_ps > 0) last_row_wait = row_miss_wait(line);
+        if (row_jitter_ps > 0 && row_wait != nullptr) *row_wait = row_miss_wait(line);
       }
     }
     if (dram_loaded_ps != 0) {
@@ -650,8 +650,10 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   if (misses) {
     const std::uint64_t miss_bytes = std::uint64_t(popcount(misses)) * sector_bytes;
     counters.dram_bytes_read += miss_bytes;
-    const double f_chan = reserve_dram(pend_line[i], double(miss_bytes), now_, DramOp::Read);
-    dram_queue = dram_queue_extra(now_) + last_row_wait;
+    Tick row_wait = 0;
+    const double f_chan =
+        reserve_dram(pend_line[i], double(miss_bytes), now_, DramOp::Read, &row_wait);
+    dram_queue = dram_queue_extra(now_) + row_wait;
     // A miss goes to DRAM through the home slice, so a far SM pays far_extra even where its
     // partition holds a copy of the line's other sectors.
     const Tick miss_done =
