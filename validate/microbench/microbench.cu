@@ -1512,18 +1512,17 @@ class Runner {
   // complete) over tiles 2..64 of every block; with more, the median interval between
   // consecutive tiles' completions (the steady rate).
   void tile_latency() {
-    long long stride = 16 << 10;
+    const long long a_stride = 16 << 10;  // the rows of A at K = 8192, bf16
     const int max_blocks = 128, max_rows = 128, tiles = kTileLatMaxTiles;
-    const size_t span = static_cast<size_t>(max_blocks) * max_rows * (stride + 512),
-                 big = 256ull << 20;
-    const DevBuffer buf(span, 0), clean_buf(big, 1);
+    const size_t span = static_cast<size_t>(max_blocks) * max_rows * (a_stride + 512),
+                 big = 256ull << 20, stamps = sizeof(long long) * max_blocks * tiles;
+    const DevBuffer buf(span, 0), clean_buf(big, 1), issued_buf(stamps, 0), done_buf(stamps, 0);
     auto* sink = reinterpret_cast<uint32_t*>(sink_);
-    long long *d_issued = nullptr, *d_done = nullptr;
-    CK(cudaMalloc(&d_issued, sizeof(long long) * max_blocks * tiles));
-    CK(cudaMalloc(&d_done, sizeof(long long) * max_blocks * tiles));
+    auto* d_issued = reinterpret_cast<long long*>(issued_buf.p);
+    auto* d_done = reinterpret_cast<long long*>(done_buf.p);
     CK(cudaFuncSetAttribute(tile_latency_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             kTileLatMaxBytes));
-    auto run = [&](int blocks, int rows, int row_bytes, int inflight) {
+    auto run = [&](int blocks, int rows, int row_bytes, int inflight, long long stride) {
       const size_t smem = static_cast<size_t>(inflight) * rows * row_bytes;
       // Tiles step along the rows (K) when the rows are far apart, else to the next rows.
       const long long step = stride >= tiles * row_bytes ? row_bytes : rows * stride;
@@ -1553,16 +1552,16 @@ class Runner {
       CKL();
       CK(cudaDeviceSynchronize());
     };
-    // The same with rows not a power of two apart (16 KiB + 128 B, + 512 B), and closer: 128 B
-    // (the tile one contiguous run), 1, 2 and 4 KiB (then tile t is the t-th run of rows).
+    // One block, one tile in flight, with rows not a power of two apart (16 KiB + 128 B,
+    // + 512 B), and closer: 128 B (the tile one contiguous run), 1, 2 and 4 KiB (then tile t is
+    // the t-th run of rows).
     for (long long st : {16384ll + 128, 16384ll + 512, 16384ll, 128ll, 1024ll, 2048ll, 4096ll}) {
-      stride = st;
       for (int row_bytes : {64, 128}) {
         for (int rows : {16, 32, 48, 64, 96, 128}) {
           if (st < row_bytes) continue;
           for (int from_l2 = 0; from_l2 < 2; ++from_l2) {
             if (!from_l2) clean();
-            const auto v = run(1, rows, row_bytes, 1);
+            const auto v = run(1, rows, row_bytes, 1, st);
             const std::string name = std::string("tile_lat_stride") + std::to_string(st) + "_" +
                                      (from_l2 ? "l2_" : "dram_") + std::to_string(rows) + "x" +
                                      std::to_string(row_bytes) + "B_1blocks_p50";
@@ -1575,7 +1574,6 @@ class Runner {
         }
       }
     }
-    stride = 16 << 10;
     for (int blocks : {1, 16, 128}) {
       for (int row_bytes : {64, 128}) {
         for (int rows : {0, 1, 4, 16, 32, 64, 128}) {
@@ -1593,7 +1591,7 @@ class Runner {
                   static_cast<long long>(blocks) * rows * tiles * row_bytes > (16ll << 20))
                 continue;
               if (!from_l2) clean();
-              const auto v = run(blocks, rows, row_bytes, inflight);
+              const auto v = run(blocks, rows, row_bytes, inflight, a_stride);
               const std::string src = from_l2 ? "l2" : "dram";
               const std::string how =
                   what + (from_l2 ? ", the same tiles again (L2 hits)" : ", L2 cleaned before");
@@ -1617,8 +1615,6 @@ class Runner {
         }
       }
     }
-    CK(cudaFree(d_issued));
-    CK(cudaFree(d_done));
   }
 
   // What a launch costs besides its work, timed as the harness times its kernels, from three
