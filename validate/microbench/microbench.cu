@@ -120,6 +120,24 @@ __global__ void smem_conflict_kernel(int ways, int iters, bool chase, uint32_t* 
   if (acc == 0x12345678u) sink[0] = acc;
 }
 
+// `iters` ld.shared.v4, kN independent ones per iteration at addr(u), u = 0..kN-1; returns
+// the XOR of everything read (so that the loads are kept).
+template <int kN, class Addr>
+__device__ __forceinline__ uint32_t lds128_loop(int iters, Addr addr) {
+  uint32_t acc = 0;
+  for (int i = 0; i < iters; i += kN) {
+    uint4 v[kN];
+#pragma unroll
+    for (int u = 0; u < kN; ++u)
+      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
+                   : "r"(addr(u)));
+#pragma unroll
+    for (int u = 0; u < kN; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  return acc;
+}
+
 // Bandwidth: conflict-free 128-bit loads, 1024 threads, one block per SM.
 __global__ void smem_bw_kernel(int iters, uint32_t* sink, Probe* pr) {
   __shared__ uint4 s[kSmemWords / 4];
@@ -128,17 +146,7 @@ __global__ void smem_bw_kernel(int iters, uint32_t* sink, Probe* pr) {
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(s));
   const uint32_t off = 16u * (threadIdx.x % (kSmemWords / 4));
   probe_start(pr);
-  uint32_t acc = 0;
-  for (int i = 0; i < iters; i += 4) {
-    uint4 v[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u)
-      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
-                   : "r"(base + (off ^ (u * 4096u))));
-#pragma unroll
-    for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-  }
+  const uint32_t acc = lds128_loop<4>(iters, [&](int u) { return base + (off ^ (u * 4096u)); });
   probe_end(pr);
   if (acc == 0x12345678u) sink[0] = acc;
 }
@@ -676,6 +684,56 @@ __global__ void red_kernel(float* dst, int groups, int per_thread, Probe* pr) {
                  "f"(1.0f)
                  : "memory");
   probe_end(pr);
+}
+
+// ---- access patterns of the epilogues and SIMT fragments (session 12) ------------------------
+// red.global.add.f32 with the lanes of a warp spread as the kernels' epilogues spread them.
+// Lane l of warp w, instruction i (the warp's own region of `region` floats, re-used every
+// `rows_per_iter` instructions so the targets stay in L2):
+//   kLine:   32 consecutive floats (one line, four full sectors): the microbenchmark above;
+//   kMma:    row l / 4, column 2 (l % 4) + (i & 1) of a 64-float-wide tile (the mma.sync
+//            fragment: eight 32-byte sectors, each half used, the second instruction of a pair
+//            adding into the other half, as the tensor-core epilogue's v0 / v1 do);
+//   kStride: float `stride` x l (32 / stride lanes per sector), the next stride - 1
+//            instructions adding into the floats between.
+// No target is added to twice by one warp (64 instructions over its 2048 floats). Warps w and
+// w + groups share a region (sharers = warps / groups, on different SMs), as the split-K slices
+// of one output tile do, all at once.
+enum RedPattern { kRedLine = 0, kRedMma = 1, kRedStride = 2 };
+__global__ void red_pattern_kernel(float* dst, int pattern, int stride, int per_thread, int region,
+                                   int groups) {
+  const int lane = threadIdx.x & 31;
+  const long long warp = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
+  float* base = dst + (warp % groups) * region;
+  for (int i = 0; i < per_thread; ++i) {
+    int off;
+    if (pattern == kRedLine) {
+      off = (i * 32) % region + lane;
+    } else if (pattern == kRedMma) {
+      const int pair = i >> 1, rows = (pair / 8) * 8 + (lane >> 2), cols = (pair % 8) * 8;
+      off = (rows * 64) % region + cols + 2 * (lane & 3) + (i & 1);
+    } else {
+      off = ((i / stride) * 32 * stride) % region + lane * stride + i % stride;
+    }
+    asm volatile("red.global.add.f32 [%0], %1;" ::"l"(base + off), "f"(1.0f) : "memory");
+  }
+}
+
+// ld.shared.v4 throughput with lane l reading 16-byte word (l / div) % mod of a 32-KiB array
+// (`div` lanes share an address; mod distinct addresses): the SIMT fragments' broadcast.
+// 32 warps, 8 independent loads per iteration, each 512 B further on.
+__global__ void lds128_pattern_kernel(int div, int mod, int iters, uint32_t* sink, Probe* pr) {
+  __shared__ uint4 s[kSmemWords / 4];
+  for (int i = threadIdx.x; i < kSmemWords / 4; i += blockDim.x)
+    s[i] = make_uint4(i, i + 1, i + 2, i + 3);
+  __syncthreads();
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  const int lane = threadIdx.x & 31;
+  const uint32_t off = 16u * static_cast<uint32_t>((lane / div) % mod);
+  probe_start(pr);
+  const uint32_t acc = lds128_loop<8>(iters, [&](int u) { return base + off + 512u * u; });
+  probe_end(pr);
+  if (acc == 0x12345678u) sink[0] = acc;
 }
 
 // ---- L2 request rate ---------------------------------------------------------------------
@@ -1834,6 +1892,87 @@ class Runner {
 
   // L2 requests per second from all SMs: one-sector requests (32 lines per warp instruction)
   // against whole-line ones, loads and stores, on a 16 MiB L2-resident footprint.
+  // Session 12: the atomic epilogue's lane patterns (red_pattern_kernel) and the SIMT
+  // fragments' broadcast loads (lds128_pattern_kernel).
+  void patterns() {
+    // 8 KiB per warp, 34.6 MB in all: L2-resident (40 MiB usable) once a first run has
+    // brought the targets in; each case is timed at 64 and 128 instructions per thread, and
+    // the difference taken, so that the launch and the first touch cancel.
+    const int blocks = sms_ * 4, threads = 256, region = 2048, warps = blocks * threads / 32;
+    const size_t floats = static_cast<size_t>(warps) * region;
+    const DevBuffer dst(floats * 4, 0);
+    struct Case {
+      const char* name;
+      int pattern, stride, sharers;
+      const char* what;
+    };
+    const Case cases[] = {
+        {"line", kRedLine, 1, 1, "32 consecutive floats per instruction (one line, 4 sectors)"},
+        {"mma", kRedMma, 1, 1,
+         "mma.sync fragment: lanes on 8 rows x 4 float pairs, one float of each pair per "
+         "instruction (8 sectors, 4 floats each); pairs of instructions fill the sectors"},
+        {"stride2", kRedStride, 2, 1, "lane l at float 2l (8 sectors, 4 floats each)"},
+        {"stride4", kRedStride, 4, 1, "lane l at float 4l (16 sectors, 2 floats each)"},
+        {"stride8", kRedStride, 8, 1, "lane l at float 8l (32 sectors, 1 float each)"},
+        {"mma_16sharers", kRedMma, 1, 16,
+         "mma.sync fragment as above, 16 warps on 16 SMs "
+         "adding into each region at once (split-K 16)"},
+        {"line_16sharers", kRedLine, 1, 16, "32 consecutive floats, 16 warps per region"},
+    };
+    auto* d = reinterpret_cast<float*>(dst.p);
+    for (const Case& c : cases) {
+      const int groups = warps / c.sharers;
+      auto median_ms = [&](int per) {
+        red_pattern_kernel<<<blocks, threads>>>(d, c.pattern, c.stride, per, region, groups);
+        CKL();  // warm: targets into L2
+        std::vector<float> t;
+        for (int r = 0; r < 5; ++r)
+          t.push_back(time_ms([&] {
+            red_pattern_kernel<<<blocks, threads>>>(d, c.pattern, c.stride, per, region, groups);
+          }));
+        return median_of(t);
+      };
+      const float t32 = median_ms(32), t64 = median_ms(64);
+      const double ops = static_cast<double>(blocks) * threads * 32;  // the difference's
+      add(std::string("red_pattern_") + c.name, ops / ((t64 - t32) * 1e-3) / 1e9, "Gop/s",
+          nvml_mhz(),
+          std::to_string(blocks) + " blocks x 256 thr, red.global.add.f32, " + c.what +
+              "; 8 KiB per region (L2-resident); CUDA events, median of 5 at 32 and at 64 "
+              "instructions per thread, rate of the difference");
+      add(std::string("red_pattern_") + c.name + "_us_32", t32 * 1e3, "us", nvml_mhz(),
+          "the same, event time at 32 instructions per thread");
+    }
+
+    struct Lds {
+      const char* name;
+      int div, mod;
+      const char* what;
+    };
+    const Lds lds[] = {
+        {"distinct", 1, 32, "32 distinct 16-B words (512 B)"},
+        {"div2", 2, 16, "16 distinct words, 2 lanes each"},
+        {"div4", 4, 8, "8 distinct words, 4 lanes each (SIMT B fragment, 8 lanes along N)"},
+        {"div8", 8, 4, "4 distinct words, 8 lanes each (SIMT A fragment, 4 lanes along M)"},
+        {"div16", 16, 2, "2 distinct words, 16 lanes each"},
+        {"mod8", 1, 8, "lane l reads word l % 8: 8 distinct, 4 lanes each, repeating by 8"},
+        {"mod16", 1, 16, "lane l reads word l % 16: 16 distinct, 2 lanes each"},
+        {"same", 32, 1, "one word for all lanes"},
+    };
+    const int it = quick_ ? 1 << 12 : 1 << 14;
+    for (const Lds& c : lds) {
+      lds128_pattern_kernel<<<sms_, 1024>>>(c.div, c.mod, it, reinterpret_cast<uint32_t*>(sink_),
+                                            probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      const auto ps = probes(sms_);
+      // per_block_rate gives instructions per cycle; its inverse is cycles per instruction.
+      add(std::string("lds128_") + c.name + "_cycles", 1.0 / per_block_rate(ps, 32.0 * it),
+          "cycles/instr", mhz(ps[0]),
+          std::string("32 warps x 1 block/SM, independent ld.shared.v4, ") + c.what +
+              "; SM cycles per warp-instruction (block clock64 span), mean over SMs");
+    }
+  }
+
   void l2_requests() {
     const unsigned footprint4 = 4u << 20;  // 16 MiB
     float* p = nullptr;
@@ -2275,14 +2414,15 @@ int main(int argc, char** argv) {
                    "usage: gemmsim-microbench [--out FILE] [--quick] "
                    "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
                    "ifetch|dirty|granularity|reduction|"
-                   "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat]\n");
+                   "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|patterns]\n");
       return 2;
     }
   }
   const std::string groups[] = {
       "",           "smem",       "arithmetic", "issue",   "global",    "element",     "l2port",
       "bandwidth",  "launch",     "loaded",     "ifetch",  "dirty",     "granularity", "reduction",
-      "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part",      "tilelat"};
+      "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part",      "tilelat",
+      "patterns"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -2311,6 +2451,7 @@ int main(int argc, char** argv) {
     if (want("fixedcost")) r.fixed_costs();
     if (want("l2part")) r.l2_partitions(out + ".lines.csv");
     if (want("tilelat")) r.tile_latency();
+    if (want("patterns")) r.patterns();
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
