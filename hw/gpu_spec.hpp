@@ -93,9 +93,13 @@ struct L2Spec {
   int slices = 0;
   int partitions = 1;
   Bandwidth bandwidth;        // aggregate read bandwidth at the sustained SM clock
-  // Aggregate rate of fp32 reductions (red.global.add.f32) at the slices, in payload bytes;
-  // 0: an atomic takes its slice twice its bytes (read and write) at `bandwidth`.
+  // Aggregate rate at which the slices apply reductions (red.global.add), in 32-byte sector
+  // updates: the lanes of one warp instruction that fall in one sector are one update, whatever
+  // their number. 0: an update takes its slice twice the sector (read and write) at `bandwidth`.
   Bandwidth atomic_bandwidth;
+  // What each L2 request of reductions (one instruction's lanes on one line) costs besides its
+  // sector updates, in bytes at atomic_bandwidth.
+  Bytes atomic_request_overhead;
   double port_bytes_per_clk = 0;  // bytes per SM clock one SM's link to L2 carries (per SM)
   Cycles hit_latency;         // load-to-use latency of a near-partition hit
   Cycles far_extra_latency;   // added when the slice is in the other partition

@@ -197,10 +197,15 @@ std::vector<FieldSpec> build_schema() {
       required("l2.bandwidth", GPU_FIELD(l2.bandwidth), 1 * GBps, 1000 * TBps,
                "Aggregate L2 read bandwidth to the SMs at the sustained SM clock."),
       optional("l2.atomic_bandwidth", GPU_FIELD(l2.atomic_bandwidth), 0, 1000 * TBps,
-               "Aggregate rate of fp32 reductions (red.global.add.f32) at the L2 slices, in "
-               "bytes of payload per second (4 per reduction), shared evenly by the slices. "
-               "Omitted or 0: an atomic takes its slice twice its bytes (a read and a write) "
-               "at l2.bandwidth."),
+               "Aggregate rate at which the L2 slices apply reductions (red.global.add), in "
+               "32-byte sector updates x 32 B per second, shared evenly by the slices: the "
+               "lanes of one warp instruction that fall in one sector are one update, however "
+               "many they are. Omitted or 0: an update takes its slice twice the sector (a "
+               "read and a write) at l2.bandwidth."),
+      optional("l2.atomic_request_overhead", GPU_FIELD(l2.atomic_request_overhead), 0, 4096,
+               "What each L2 request of reductions (one warp instruction's lanes on one line) "
+               "costs its slice besides its sector updates, in bytes at l2.atomic_bandwidth. "
+               "Omitted: 0."),
       required("l2.port_bytes_per_clk", GPU_FIELD(l2.port_bytes_per_clk), 1, 1024,
                "Bytes per SM clock that one SM's link to the L2 carries, reads and writes "
                "together (bounds a single SM's L2 bandwidth)."),

@@ -137,4 +137,19 @@ inline sim::OpKind append_output_segments(sim::WarpCursor& w, const AddressMap& 
                                                        : sim::OpKind::GlobalStore;
 }
 
+// How red.global.add.f32 instructions whose lanes lie `lanes_per_row` to an output row,
+// `stride` floats apart (one float per lane; the batch's instructions together cover every
+// float of their rows), reach the L2 slices (sim::AtomicShape): an instruction updates each
+// sector it touches once and sends one request per line.
+inline sim::AtomicShape atomic_shape(int lanes_per_row, int stride, const GpuSpec& gpu) {
+  const int sector = std::max(1, int(gpu.l2.sector.value / 4));  // floats
+  const int line = std::max(sector, int(gpu.l2.line.value / 4));
+  const int span = lanes_per_row * stride;
+  const int per_sector = std::max(1, std::min(lanes_per_row, sector / std::max(1, stride)));
+  const double updates = double(sector) / per_sector;
+  const double sectors = double((span + sector - 1) / sector);
+  const double requests = double((span + line - 1) / line);
+  return sim::AtomicShape{updates, updates * requests / sectors};
+}
+
 }  // namespace gemmsim::model

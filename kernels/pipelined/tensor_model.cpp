@@ -71,6 +71,9 @@ class TensorPipelinedModel final : public sim::KernelModel {
     a_vec_ = p.k % tc_vec_elems(c.dtype) == 0;
     b_vec_ = p.n % tc_vec_elems(c.dtype) == 0;
     ldmatrix_ = gpu.features.ldmatrix;
+    // The accumulator fragment's lanes: 4 to a row, pairs of floats, one of each pair per
+    // red instruction (c0 / c1 in two instructions).
+    atomic_ = model::atomic_shape(4, 2, gpu);
     plan_ = model::tc_copy_plan(c, gpu, c.threads(), &p);
     parts_.assign(std::size_t(c.threads() / 32), {});
     if (async_ && !(a_vec_ && b_vec_))
@@ -393,6 +396,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     // instruction's lanes g = 0..7 write 8 rows.
     op.count = std::uint32_t(stores_per_warp_ * (op.kind == OpKind::Atomic ? 2 : 1));
     op.l1_lines = op.count * 8;
+    op.atomic = atomic_;
     op.reads = bit(kAcc);
     op.alu += model::fixed_epilogue_alu(c_);
   }
@@ -415,6 +419,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
   bool a_vec_ = true, b_vec_ = true;
   std::vector<std::vector<model::TcCopyPart>> parts_;  // per warp; empty: one-batch copies
   bool ldmatrix_ = true;
+  sim::AtomicShape atomic_;  // the split-K atomic epilogue's instructions
 };
 
 }  // namespace

@@ -49,6 +49,9 @@ class SimtModel final : public sim::KernelModel {
     geo_.regs_per_thread = r.regs_per_thread;
     geo_.smem_per_cta = r.smem_bytes;
     build_plans(gpu);
+    // Atomic epilogue: lane x of a row adds float x (tiled) or float 4x + q (pipelined: each
+    // lane's 4 columns in 4 instructions).
+    atomic_ = model::atomic_shape(simt_lanes_x(c), double_buffered_ ? 4 : 1, gpu);
   }
 
   std::string name() const override { return kernel_name(c_); }
@@ -247,8 +250,10 @@ class SimtModel final : public sim::KernelModel {
     // scalar in both); each instruction's lanes cover LY rows of LX vectors.
     const bool vec_store = double_buffered_ && op.kind != OpKind::Atomic;
     op.count = std::uint32_t(std::max(1, c_.thread_m * c_.thread_n / (vec_store ? 4 : 1)));
-    const int row_bytes = simt_lanes_x(c_) * (vec_store ? 16 : 4);
+    // The lanes of a row are 16 bytes apart in the pipelined kernel (4 bytes in the tiled).
+    const int row_bytes = simt_lanes_x(c_) * (double_buffered_ ? 16 : 4);
     op.l1_lines = op.count * std::uint32_t(simt_lanes_y(c_) * ((row_bytes + 127) / 128));
+    op.atomic = atomic_;
     op.reads = bit(kAcc);
     op.alu += model::fixed_epilogue_alu(c_);
   }
@@ -258,6 +263,7 @@ class SimtModel final : public sim::KernelModel {
   AddressMap map_;
   CtaRaster raster_;
   bool double_buffered_;
+  sim::AtomicShape atomic_;  // the split-K atomic epilogue's instructions
   sim::LaunchGeometry geo_;
   std::vector<std::vector<Run>> runs_a_, runs_b_;
   std::vector<SmemCost> store_;

@@ -547,9 +547,10 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
                             : op.kind == OpKind::CpAsync  ? MemOp::LoadBypassL1
                             : op.kind == OpKind::Atomic   ? MemOp::Atomic
                                                           : MemOp::Store;
-          Tick done = w.cur.segments.empty() ? s : mem_.access(w.sm, mop, w.cur.segments, s);
+          Tick done =
+              w.cur.segments.empty() ? s : mem_.access(w.sm, mop, w.cur.segments, s, op.atomic);
           if (!w.cur.refetch.empty())
-            done = std::max(done, mem_.access(w.sm, mop, w.cur.refetch, s));
+            done = std::max(done, mem_.access(w.sm, mop, w.cur.refetch, s, op.atomic));
           mem_done = done;
           if (op.kind == OpKind::GlobalLoad) {
             mark(op.writes, done, done, WaitCause::Memory);

@@ -143,7 +143,7 @@ enum class L2Kind { Read, Write, Atomic };
 struct MemorySystem::Impl {
   Impl(const GpuSpec& gpu, const ClockDomain& clock, const MemorySystemOptions& opt);
 
-  Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now);
+  Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now, AtomicShape atomic);
   Tick write_back_dirty(Tick now);
   template <class L2>
   Tick write_back_dirty_in(L2& l2, Tick now);
@@ -255,7 +255,9 @@ struct MemorySystem::Impl {
     return channels[ch].reserve(double(now), bytes, dram_busy_ps, extra);
   }
   double l2_busy_ps = 0, dram_busy_ps = 0, port_busy_ps = 0;
-  double atomic_cost = 2.0;  // slice bytes per atomic byte
+  double atomic_cost = 2.0;         // slice bytes per byte of sector updates
+  double atomic_request_bytes = 0;  // l2.atomic_request_overhead
+  double atomic_factor_ = 1;        // this access: slice bytes per sector byte touched
   Tick last_now = 0;
 
   mutable MemoryCounters counters;
@@ -514,11 +516,12 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   }
   ports.assign(std::size_t(sm_count), Server{0, period / opt.sm_port_bytes_per_clk});
   slice_servers.assign(slices, Server{0, period / slice_bpc});
-  // An atomic's bytes, in slice-bandwidth bytes: the reduction rate where it is given, else a
+  // A sector update, in slice-bandwidth bytes: the reduction rate where it is given, else a
   // read and a write.
   atomic_cost = gpu.l2.atomic_bandwidth.bytes_per_s > 0
                     ? gpu.l2.bandwidth.bytes_per_s / gpu.l2.atomic_bandwidth.bytes_per_s
                     : 2.0;
+  atomic_request_bytes = double(gpu.l2.atomic_request_overhead.value);
   channels.assign(std::size_t(gpu.dram.channels), Server{0, period / chan_bpc});
 
   if (!opt.narrow_l2_tags) {
@@ -593,9 +596,9 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   const double now = double(now_tick);
   counters.l2_bytes += std::uint64_t{n} * sector_bytes;
   const double f_port = ports[std::size_t(sm)].reserve(now, bytes, port_busy_ps);
-  // An atomic reads, adds and writes at the slice, at l2.atomic_bandwidth (atomic_cost).
+  // An atomic reads, adds and writes at the slice, at l2.atomic_bandwidth (atomic_factor_).
   const double f_slice = slice_servers[slice].reserve(
-      now, kind == L2Kind::Atomic ? atomic_cost * bytes : bytes, l2_busy_ps);
+      now, kind == L2Kind::Atomic ? atomic_factor_ * bytes : bytes, l2_busy_ps);
   // Back-pressure from DRAM writes: the slice serves the request once the victim it displaced
   // has been written out, so a stream of dirty evictions runs at the channels' pace.
   const Tick served = std::max(ceil_tick(std::max(f_port, f_slice)), victim_gone);
@@ -874,7 +877,8 @@ Tick MemorySystem::Impl::clean_oldest(std::uint64_t target) {
   return ceil_tick(done);
 }
 
-Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segments, Tick now) {
+Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segments, Tick now,
+                                AtomicShape atomic) {
   if (sm < 0 || sm >= sm_count) {
     throw std::out_of_range("MemorySystem::access: sm " + std::to_string(sm) + " outside [0, " +
                             std::to_string(sm_count) + ")");
@@ -886,6 +890,15 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
   last_now = now;
   sm_ = sm;
   op_ = op;
+  if (op == MemOp::Atomic) {
+    if (!(atomic.updates > 0) || !(atomic.requests >= 0)) {
+      throw std::invalid_argument(
+          "MemorySystem::access: an atomic needs updates > 0 and "
+          "requests >= 0 per sector");
+    }
+    atomic_factor_ =
+        atomic_cost * (atomic.updates + atomic.requests * atomic_request_bytes / sector_bytes);
+  }
   now_ = now;
   pending = 0;
   done_ = now;
@@ -984,8 +997,9 @@ MemorySystem::MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock,
 
 MemorySystem::~MemorySystem() = default;
 
-Tick MemorySystem::access(int sm, MemOp op, std::span<const Segment> segments, Tick now) {
-  return impl_->access(sm, op, segments, now);
+Tick MemorySystem::access(int sm, MemOp op, std::span<const Segment> segments, Tick now,
+                          AtomicShape atomic) {
+  return impl_->access(sm, op, segments, now, atomic);
 }
 
 const MemoryCounters& MemorySystem::counters() const {

@@ -38,8 +38,10 @@
 //    without fetching (partially written sectors are kept as dirty bytes, fetched only if
 //    read); dirty sectors reach DRAM when their line is evicted, when l2.dirty_fraction forces
 //    the oldest dirty lines out (they stay resident, clean), or when write_back_dirty() runs.
-//  * Atomics bypass L1 and are read-modify-written at the slice, at l2.atomic_bandwidth (or,
-//    without it, charged for a read and a write at l2.bandwidth); the sectors become dirty.
+//  * Atomics bypass L1 and are read-modify-written at the slice, one update per sector per warp
+//    instruction (AtomicShape) at l2.atomic_bandwidth (or, without it, charged for a read and
+//    a write at l2.bandwidth), plus l2.atomic_request_overhead per request; the sectors become
+//    dirty.
 //  * One access() call is one coalesced request: repeated sectors within a call count once.
 #pragma once
 
@@ -65,6 +67,15 @@ enum class MemOp {
 struct Segment {
   std::uint64_t addr = 0;
   std::uint32_t bytes = 0;
+};
+
+// How a batch of reductions (red.global.add) reaches the slices, per 32-byte sector it
+// touches: `updates` warp instructions update it (the lanes of one instruction that fall in
+// one sector are one update), in `requests` L2 requests (an instruction's lanes on one line
+// are one request). The default is an instruction covering whole lines, 32 consecutive floats.
+struct AtomicShape {
+  double updates = 1;
+  double requests = 0.25;
 };
 
 struct MemoryCounters {
@@ -128,7 +139,9 @@ class MemorySystem {
   // Throws std::out_of_range for an unknown SM or an address beyond the modelled space
   // (2^51 B on real GPU geometries; at least 2^48 B for any L2 of 512 sets or more), and
   // std::logic_error if `now` is earlier than a previous call's.
-  Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now);
+  // `atomic` describes the instructions of an Atomic batch (ignored for other operations).
+  Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now,
+              AtomicShape atomic = {});
 
   const MemoryCounters& counters() const;
 

@@ -529,6 +529,40 @@ SCENARIO("Atomics are resolved at L2 and never allocate in L1", "[memory]") {
   }
 }
 
+SCENARIO("An atomic costs its slice per sector update and per request", "[memory]") {
+  // validate/data/h100/microbench_patterns_s12_run2.csv: the H100's slices spend the same time
+  // on a sector whether one instruction adds 8 floats into it or 1, plus a cost per request.
+  GIVEN(
+      "a GPU whose slices update sectors at 128 B/clk (a quarter of the read rate) and charge "
+      "16 B per request") {
+    GpuSpec gpu = test::small_test_gpu();
+    gpu.l2.atomic_bandwidth = Bandwidth{128e9};
+    gpu.l2.atomic_request_overhead = Bytes{16};
+    const ClockDomain clock{gpu.clocks.sustained};
+    auto slice_cycles = [&](AtomicShape shape) {
+      MemorySystem mem{gpu, clock};
+      const Segment s{kBase, 128};
+      mem.access(0, MemOp::Atomic, std::span<const Segment>(&s, 1), 0, shape);
+      return double(mem.counters().l2_busy) / double(kCycle);
+    };
+    THEN("a whole line added by one instruction: 4 sector updates and a quarter request each") {
+      // 4 x (128 B x (1 + 0.25 x 16 / 32)) / 64 B per slice cycle
+      CHECK(slice_cycles(AtomicShape{1, 0.25}) == Approx(9.0));
+    }
+    THEN("the mma.sync fragment's two instructions per sector, one request per sector each") {
+      // 4 x 128 B x (2 + 2 x 16 / 32) / 64
+      CHECK(slice_cycles(AtomicShape{2, 2}) == Approx(24.0));
+    }
+    THEN("a shape without updates is refused") {
+      MemorySystem mem{gpu, clock};
+      const Segment s{kBase, 128};
+      CHECK_THROWS_AS(
+          mem.access(0, MemOp::Atomic, std::span<const Segment>(&s, 1), 0, AtomicShape{0, 1}),
+          std::invalid_argument);
+    }
+  }
+}
+
 SCENARIO("Re-read data hits in L1 through Load but not through LoadBypassL1", "[memory]") {
   Fixture f;
   GIVEN("SM 0 has loaded 512 B through L1") {
