@@ -348,6 +348,70 @@ __global__ void element_chunk_kernel(const T* a, int pitch, int rows, int ktiles
 }
 
 // ---- arithmetic ----------------------------------------------------------------------------
+// The SIMT kernels' inner loop without its global loads and barriers: per k step a thread
+// reads an 8-float A and an 8-float B fragment from shared memory (two ld.shared.v4 each; A's
+// words shared by the 8 lanes of a row, B's by 4 lanes, as in the 64x64x8 8x8 kernel) and
+// issues the 8x8 outer product's 64 FFMAs, loading step k + 1's fragments before step k's
+// FFMAs (double-buffered, as the kernel does). kLds = false: the fragments stay in registers
+// and only the 64 FFMAs per step remain.
+template <bool kLds>
+__global__ void __launch_bounds__(512, 1) outer_product_kernel(int iters, float* sink, Probe* pr) {
+  __shared__ float4 s[1024];  // 16 KiB: A fragments in words 0-511, B in 512-1023
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x)
+    s[i] = make_float4(1e-3f * i, 1e-3f, -1e-3f * i, 0.5f);
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  // Word of fragment half h at step k: A at k * 8 + (lane / 8) * 2 + h, B after 512 words at
+  // k * 16 + (lane % 8) * 2 + h (k taken modulo 32 so that the addresses stay in the array).
+  auto lds = [&](uint32_t word) {
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(base + 16u * word));
+    return v;
+  };
+  auto load = [&](float4 (&a)[2], float4 (&b)[2], int k) {
+    const uint32_t kk = static_cast<uint32_t>(k & 31);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      a[h] = lds(kk * 8 + (lane / 8) * 2 + h);
+      b[h] = lds(512 + kk * 16 + (lane % 8) * 2 + h);
+    }
+  };
+  float acc[8][8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
+  float4 fa[2][2], fb[2][2];
+  load(fa[0], fb[0], 0);
+  load(fa[1], fb[1], 1);
+  probe_start(pr);
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      const int f = k & 1;
+      if (kLds) load(fa[f ^ 1], fb[f ^ 1], it * 8 + k + 1);
+      const float a[8] = {fa[f][0].x, fa[f][0].y, fa[f][0].z, fa[f][0].w,
+                          fa[f][1].x, fa[f][1].y, fa[f][1].z, fa[f][1].w};
+      const float b[8] = {fb[f][0].x, fb[f][0].y, fb[f][0].z, fb[f][0].w,
+                          fb[f][1].x, fb[f][1].y, fb[f][1].z, fb[f][1].w};
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  }
+  probe_end(pr);
+  float t = 0.f;
+#pragma unroll
+  for (int i = 0; i < 8; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) t += acc[i][j];
+  if (t == 1234.5f) sink[0] = t;
+}
+
 __global__ void ffma_kernel(int iters, float a, float b, bool chase, float* sink, Probe* pr) {
   probe_start(pr);
   float x[8];
@@ -2127,6 +2191,31 @@ class Runner {
     const Probe p = probes(1)[0];
     add("ffma_latency", static_cast<double>(p.c1 - p.c0) / (1 << 14), "cycles", nvml_mhz(),
         "1 warp, dependent FFMA chain");
+    // FFMA issue in the SIMT outer product (outer_product_kernel), 1 to 4 warps per scheduler.
+    for (int wps : {1, 2, 3, 4}) {
+      for (bool with_lds : {false, true}) {
+        const int iters = quick_ ? 256 : 2048, threads = 128 * wps;
+        if (with_lds)
+          outer_product_kernel<true><<<sms_, threads>>>(iters, reinterpret_cast<float*>(sink_),
+                                                        probe_);
+        else
+          outer_product_kernel<false><<<sms_, threads>>>(iters, reinterpret_cast<float*>(sink_),
+                                                         probe_);
+        CKL();
+        CK(cudaDeviceSynchronize());
+        const auto pp = probes(sms_);
+        // FFMA warp-instructions per scheduler cycle: 64 per k step per warp.
+        add(std::string("outer_product_ffma_ipc_") + (with_lds ? "lds_" : "regs_") +
+                std::to_string(wps) + "wps",
+            per_block_rate(pp, 64.0 * 8 * iters * wps), "FFMA/clk/scheduler", mhz(pp[0]),
+            std::to_string(wps) +
+                " warp(s) per scheduler (1 block/SM), the 8x8 outer product's 64 FFMAs per k "
+                "step" +
+                (with_lds ? " after the next step's four ld.shared.v4 (A 8 lanes per word, B 4)"
+                          : ", fragments in registers") +
+                "; FFMA warp-instructions per scheduler per SM cycle (block clock64 span)");
+      }
+    }
     mma_case<0>("f16_m16n8k16", 16 * 8 * 16);
     mma_case<1>("bf16_m16n8k16", 16 * 8 * 16);
     mma_case<2>("tf32_m16n8k8", 16 * 8 * 8);
