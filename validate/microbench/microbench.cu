@@ -2195,12 +2195,8 @@ class Runner {
     for (int wps : {1, 2, 3, 4}) {
       for (bool with_lds : {false, true}) {
         const int iters = quick_ ? 256 : 2048, threads = 128 * wps;
-        if (with_lds)
-          outer_product_kernel<true><<<sms_, threads>>>(iters, reinterpret_cast<float*>(sink_),
-                                                        probe_);
-        else
-          outer_product_kernel<false><<<sms_, threads>>>(iters, reinterpret_cast<float*>(sink_),
-                                                         probe_);
+        auto* kernel = with_lds ? outer_product_kernel<true> : outer_product_kernel<false>;
+        kernel<<<sms_, threads>>>(iters, reinterpret_cast<float*>(sink_), probe_);
         CKL();
         CK(cudaDeviceSynchronize());
         const auto pp = probes(sms_);
