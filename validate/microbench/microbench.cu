@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -797,6 +798,65 @@ __global__ void lds128_pattern_kernel(int div, int mod, int iters, uint32_t* sin
   probe_start(pr);
   const uint32_t acc = lds128_loop<8>(iters, [&](int u) { return base + off + 512u * u; });
   probe_end(pr);
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
+// ---- L2 request shapes (session 13) ----------------------------------------------------------
+// One warp instruction: lane l handles `vec` bytes at column (l % lanes_per_row) x vec of row
+// l / lanes_per_row; each row is the start of its own 128-byte line (rows of more than 128 B
+// take whole lines), so an instruction sends 32 / lanes_per_row L2 requests of
+// lanes_per_row x vec bytes. Instruction i of warp w is the (i x warps + w)-th of the grid;
+// rows walk an L2-resident footprint (a power of two, below what the L2 keeps dirty).
+// kShapeLoad: ld.global.cg, 8 in flight per thread; kShapeStore: st.global.cg;
+// kShapeCpAsync: cp.async.cg 16 B into shared memory, 8 per commit group, wait_group 0.
+enum ShapeOp { kShapeLoad = 0, kShapeStore = 1, kShapeCpAsync = 2 };
+template <int kOp, int kVec>
+__global__ void l2_shape_kernel(float* p, unsigned footprint_mask, int lanes_per_row,
+                                int per_thread, uint32_t* sink) {
+  extern __shared__ uint4 shape_smem[];  // cp.async targets: 8 x blockDim.x x 16 B
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned warps = gridDim.x * blockDim.x / 32;
+  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const unsigned rows = 32u / lanes_per_row;
+  const unsigned row_bytes = static_cast<unsigned>(lanes_per_row) * kVec;
+  const unsigned pitch = row_bytes <= 128 ? 128u : row_bytes;
+  const unsigned in_row = (lane % lanes_per_row) * kVec, row = lane / lanes_per_row;
+  auto* bytes = reinterpret_cast<char*>(p);
+  uint32_t acc = 0;
+  for (int i = 0; i < per_thread; i += 8) {
+    uint4 v[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+      const unsigned instr = static_cast<unsigned>(i + u) * warps + warp;
+      char* a = bytes + (((instr * rows + row) * pitch + in_row) & footprint_mask);
+      if constexpr (kOp == kShapeStore) {
+        if constexpr (kVec == 4)
+          asm volatile("st.global.cg.f32 [%0], %1;" ::"l"(a), "f"(1.0f) : "memory");
+        else if constexpr (kVec == 8)
+          asm volatile("st.global.cg.v2.f32 [%0], {%1, %1};" ::"l"(a), "f"(1.0f) : "memory");
+        else
+          asm volatile("st.global.cg.v4.f32 [%0], {%1, %1, %1, %1};" ::"l"(a), "f"(1.0f)
+                       : "memory");
+      } else if constexpr (kOp == kShapeCpAsync) {
+        static_assert(kOp != kShapeCpAsync || kVec == 16, "cp.async.cg moves 16 bytes");
+        const uint32_t d = static_cast<uint32_t>(
+            __cvta_generic_to_shared(shape_smem + u * blockDim.x + threadIdx.x));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(a));
+      } else if constexpr (kVec == 4) {
+        asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v[u].x) : "l"(a));
+      } else if constexpr (kVec == 8) {
+        asm volatile("ld.global.cg.v2.u32 {%0, %1}, [%2];" : "=r"(v[u].x), "=r"(v[u].y) : "l"(a));
+      } else {
+        v[u] = ld_cg(reinterpret_cast<const uint4*>(a));
+      }
+    }
+    if constexpr (kOp == kShapeCpAsync) {
+      asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;" ::: "memory");
+    } else if constexpr (kOp == kShapeLoad) {
+#pragma unroll
+      for (int u = 0; u < 8; ++u) acc ^= v[u].x;
+    }
+  }
   if (acc == 0x12345678u) sink[0] = acc;
 }
 
@@ -2037,6 +2097,87 @@ class Runner {
     }
   }
 
+  // Session 13: what an L2 request costs by its shape (l2_shape_kernel): loads, cp.async and
+  // stores of rows of 4 to 512 bytes, from every SM, from a quarter of them and from one.
+  void l2_shapes() {
+    const unsigned footprint = 8u << 20;  // 8 MiB: L2-resident, and under the dirty limit
+    const DevBuffer buf(footprint, 0);
+    auto* p = reinterpret_cast<float*>(buf.p);
+    struct Case {
+      const char* op;
+      int vec, lanes_per_row, sms;  // sms: 0 = all, 4 x 256 threads each; else 1 x 1024 each
+    };
+    const int quarter = sms_ / 4;
+    const Case cases[] = {
+        {"cp", 16, 8, 0},       {"cp", 16, 4, 0},       {"cp", 16, 2, 0},
+        {"cp", 16, 1, 0},       {"cp", 16, 16, 0},      {"ld", 4, 32, 0},
+        {"ld", 4, 8, 0},        {"ld", 4, 1, 0},        {"ld", 8, 4, 0},
+        {"ld", 16, 8, 0},       {"ld", 16, 4, 0},       {"st", 4, 32, 0},
+        {"st", 4, 8, 0},        {"st", 4, 1, 0},        {"st", 8, 4, 0},
+        {"st", 8, 16, 0},       {"st", 8, 8, 0},        {"st", 16, 8, 0},
+        {"st", 16, 4, 0},       {"st", 16, 2, 0},       {"st", 16, 1, 0},
+        {"st", 8, 4, quarter},  {"st", 16, 8, quarter}, {"cp", 16, 4, quarter},
+        {"cp", 16, 8, quarter}, {"st", 8, 4, 1},        {"st", 16, 8, 1},
+        {"cp", 16, 8, 1},
+    };
+    // One block per SM for the partial cases: 1024 threads and more than half the SM's
+    // shared memory.
+    const int big_smem = static_cast<int>(prop_.sharedMemPerMultiprocessor / 2 + 16384);
+    auto launcher = [&](const Case& c) -> std::function<void(int)> {
+      const bool partial = c.sms != 0;
+      const int blocks = partial ? c.sms : sms_ * 4, threads = partial ? 1024 : 256;
+      const int smem = partial ? big_smem : (std::string(c.op) == "cp" ? 8 * 256 * 16 : 0);
+      auto go = [=, this](auto kernel) -> std::function<void(int)> {
+        CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, big_smem));
+        return [=, this](int per) {
+          kernel<<<blocks, threads, smem>>>(p, footprint - 1, c.lanes_per_row, per,
+                                            reinterpret_cast<uint32_t*>(sink_));
+        };
+      };
+      const std::string op = c.op;
+      if (op == "cp") return go(l2_shape_kernel<kShapeCpAsync, 16>);
+      if (op == "ld" && c.vec == 4) return go(l2_shape_kernel<kShapeLoad, 4>);
+      if (op == "ld" && c.vec == 8) return go(l2_shape_kernel<kShapeLoad, 8>);
+      if (op == "ld") return go(l2_shape_kernel<kShapeLoad, 16>);
+      if (c.vec == 4) return go(l2_shape_kernel<kShapeStore, 4>);
+      if (c.vec == 8) return go(l2_shape_kernel<kShapeStore, 8>);
+      return go(l2_shape_kernel<kShapeStore, 16>);
+    };
+    for (const Case& c : cases) {
+      const bool partial = c.sms != 0;
+      const int blocks = partial ? c.sms : sms_ * 4, threads = partial ? 1024 : 256;
+      const auto launch = launcher(c);
+      auto median_ms = [&](int per) {
+        launch(per);  // warm: the footprint into L2
+        CKL();
+        std::vector<float> t;
+        for (int r = 0; r < 5; ++r) t.push_back(time_ms([&] { launch(per); }));
+        return median_of(t);
+      };
+      const int lo = 64, hi = 128;
+      const float t_lo = median_ms(lo), t_hi = median_ms(hi);
+      const int rows = 32 / c.lanes_per_row, row_bytes = c.lanes_per_row * c.vec;
+      const double instr = static_cast<double>(blocks) * threads / 32 * (hi - lo);
+      const double secs = (t_hi - t_lo) * 1e-3;
+      const int sms_used = partial ? c.sms : sms_;
+      const std::string name = std::string("l2shape_") + c.op + std::to_string(c.vec) + "_" +
+                               std::to_string(rows) + "x" + std::to_string(row_bytes) + "B_" +
+                               std::to_string(sms_used) + "sm";
+      const std::string what =
+          std::string(c.op == std::string("cp")   ? "cp.async.cg 16 B"
+                      : c.op == std::string("ld") ? "ld.global.cg "
+                                                  : "st.global.cg ") +
+          (c.op == std::string("cp") ? "" : std::to_string(c.vec) + " B") + " per lane, " +
+          std::to_string(rows) + " rows x " + std::to_string(row_bytes) +
+          " B per instruction (one request per row), " + std::to_string(blocks) + " blocks x " +
+          std::to_string(threads) + " thr on " + std::to_string(sms_used) +
+          " SMs, 8 MiB L2-resident footprint; CUDA events, median of 5 at 64 and at 128 "
+          "instructions per thread, rate of the difference";
+      add(name + "_requests", instr * rows / secs / 1e9, "G/s", nvml_mhz(), what);
+      add(name + "_bytes", instr * 32 * c.vec / secs / 1e9, "GB/s", nvml_mhz(), "the same, bytes");
+    }
+  }
+
   void l2_requests() {
     const unsigned footprint4 = 4u << 20;  // 16 MiB
     float* p = nullptr;
@@ -2495,11 +2636,12 @@ int main(int argc, char** argv) {
     else if (a == "--quick") quick = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];
     else {
-      std::fprintf(stderr,
-                   "usage: gemmsim-microbench [--out FILE] [--quick] "
-                   "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
-                   "ifetch|dirty|granularity|reduction|"
-                   "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|patterns]\n");
+      std::fprintf(
+          stderr,
+          "usage: gemmsim-microbench [--out FILE] [--quick] "
+          "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
+          "ifetch|dirty|granularity|reduction|"
+          "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|patterns|l2shapes]\n");
       return 2;
     }
   }
@@ -2507,7 +2649,7 @@ int main(int argc, char** argv) {
       "",           "smem",       "arithmetic", "issue",   "global",    "element",     "l2port",
       "bandwidth",  "launch",     "loaded",     "ifetch",  "dirty",     "granularity", "reduction",
       "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part",      "tilelat",
-      "patterns"};
+      "patterns",   "l2shapes"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -2537,6 +2679,7 @@ int main(int argc, char** argv) {
     if (want("l2part")) r.l2_partitions(out + ".lines.csv");
     if (want("tilelat")) r.tile_latency();
     if (want("patterns")) r.patterns();
+    if (want("l2shapes")) r.l2_shapes();
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
