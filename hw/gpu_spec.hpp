@@ -93,6 +93,12 @@ struct L2Spec {
   int slices = 0;
   int partitions = 1;
   Bandwidth bandwidth;        // aggregate read bandwidth at the sustained SM clock
+  // Aggregate bandwidth for writes (st.global), in the same terms. 0: l2.bandwidth.
+  Bandwidth write_bandwidth;
+  // The least a request (one warp instruction's bytes on one line) occupies its slice, in
+  // bytes at l2.bandwidth (reads) or l2.write_bandwidth (writes): a request of fewer bytes
+  // takes as long as this many. 0: requests cost their bytes only.
+  Bytes min_request_bytes;
   // Aggregate rate at which the slices apply reductions (red.global.add), in 32-byte sector
   // updates: the lanes of one warp instruction that fall in one sector are one update, whatever
   // their number. 0: an update takes its slice twice the sector (read and write) at `bandwidth`.
@@ -101,6 +107,9 @@ struct L2Spec {
   // sector updates, in bytes at atomic_bandwidth.
   Bytes atomic_request_overhead;
   double port_bytes_per_clk = 0;  // bytes per SM clock one SM's link to L2 carries (per SM)
+  // Bytes per SM clock one SM's link carries towards L2 (stores, reductions) when that
+  // direction has its own limit; 0: writes share port_bytes_per_clk with reads.
+  double port_write_bytes_per_clk = 0;
   Cycles hit_latency;         // load-to-use latency of a near-partition hit
   Cycles far_extra_latency;   // added when the slice is in the other partition
   // The most dirty data the L2 holds, as a fraction of size: a write that takes it above this

@@ -196,6 +196,14 @@ std::vector<FieldSpec> build_schema() {
                "L2 partitions (Ampere/Hopper: two halves joined by a crossbar)."),
       required("l2.bandwidth", GPU_FIELD(l2.bandwidth), 1 * GBps, 1000 * TBps,
                "Aggregate L2 read bandwidth to the SMs at the sustained SM clock."),
+      optional("l2.write_bandwidth", GPU_FIELD(l2.write_bandwidth), 0, 1000 * TBps,
+               "Aggregate L2 bandwidth for stores (st.global) at the sustained SM clock, shared "
+               "evenly by the slices. Omitted or 0: l2.bandwidth."),
+      optional("l2.min_request_bytes", GPU_FIELD(l2.min_request_bytes), 0, 4096,
+               "The least an L2 request (one warp instruction's bytes on one line) occupies its "
+               "slice, in bytes at l2.bandwidth for loads and at l2.write_bandwidth for stores: "
+               "a request of fewer bytes takes as long as this many, which caps the rate of small "
+               "requests. Omitted or 0: a request costs its sectors' bytes only."),
       optional("l2.atomic_bandwidth", GPU_FIELD(l2.atomic_bandwidth), 0, 1000 * TBps,
                "Aggregate rate at which the L2 slices apply reductions (red.global.add), in "
                "32-byte sector updates x 32 B per second, shared evenly by the slices: the "
@@ -209,6 +217,10 @@ std::vector<FieldSpec> build_schema() {
       required("l2.port_bytes_per_clk", GPU_FIELD(l2.port_bytes_per_clk), 1, 1024,
                "Bytes per SM clock that one SM's link to the L2 carries, reads and writes "
                "together (bounds a single SM's L2 bandwidth)."),
+      optional("l2.port_write_bytes_per_clk", GPU_FIELD(l2.port_write_bytes_per_clk), 0, 1024,
+               "Bytes per SM clock that one SM's link carries towards the L2 (stores and "
+               "reductions) when that direction has a limit of its own. Omitted or 0: writes "
+               "share l2.port_bytes_per_clk with reads."),
       required("l2.hit_latency", GPU_FIELD(l2.hit_latency), 1, 10000,
                "Load-to-use latency of a hit in the near partition, SM cycles."),
       required("l2.far_extra_latency", GPU_FIELD(l2.far_extra_latency), 0, 10000,

@@ -137,19 +137,39 @@ inline sim::OpKind append_output_segments(sim::WarpCursor& w, const AddressMap& 
                                                        : sim::OpKind::GlobalStore;
 }
 
-// How red.global.add.f32 instructions whose lanes lie `lanes_per_row` to an output row,
-// `stride` floats apart (one float per lane; the batch's instructions together cover every
-// float of their rows), reach the L2 slices (sim::AtomicShape): an instruction updates each
-// sector it touches once and sends one request per line.
-inline sim::AtomicShape atomic_shape(int lanes_per_row, int stride, const GpuSpec& gpu) {
+// How warp instructions whose lanes lie `lanes_per_row` to an output row reach the L2 slices
+// (sim::RequestShape::requests, per sector): each lane writes `lane_floats` consecutive floats,
+// lanes `stride` floats apart (stride >= lane_floats), and the batch's instructions together
+// cover every float of their rows (stride / lane_floats instructions per row span, which
+// lies in one 128-byte aligned stretch). An instruction sends one request per line of the span
+// it touches.
+inline double requests_per_sector(int lanes_per_row, int lane_floats, int stride,
+                                  const GpuSpec& gpu) {
   const int sector = std::max(1, int(gpu.l2.sector.value / 4));  // floats
   const int line = std::max(sector, int(gpu.l2.line.value / 4));
   const int span = lanes_per_row * stride;
+  const double instructions = double(std::max(1, stride / std::max(1, lane_floats)));
+  // A span shorter than a sector shares it with the next spans' instructions.
+  const double sectors =
+      span >= sector ? double((span + sector - 1) / sector) : double(span) / sector;
+  return instructions * double((span + line - 1) / line) / sectors;
+}
+
+// Stores of `lane_floats` floats per lane (st.global, st.global.v2 / .v4), laid out as above.
+inline sim::RequestShape store_shape(int lanes_per_row, int lane_floats, int stride,
+                                     const GpuSpec& gpu) {
+  return sim::RequestShape{1, requests_per_sector(lanes_per_row, lane_floats, stride, gpu)};
+}
+
+// How red.global.add.f32 instructions whose lanes lie `lanes_per_row` to an output row,
+// `stride` floats apart (one float per lane; the batch's instructions together cover every
+// float of their rows), reach the L2 slices (sim::RequestShape): an instruction updates each
+// sector it touches once and sends one request per line.
+inline sim::RequestShape atomic_shape(int lanes_per_row, int stride, const GpuSpec& gpu) {
+  const int sector = std::max(1, int(gpu.l2.sector.value / 4));  // floats
   const int per_sector = std::max(1, std::min(lanes_per_row, sector / std::max(1, stride)));
-  const double updates = double(sector) / per_sector;
-  const double sectors = double((span + sector - 1) / sector);
-  const double requests = double((span + line - 1) / line);
-  return sim::AtomicShape{updates, updates * requests / sectors};
+  return sim::RequestShape{double(sector) / per_sector,
+                           requests_per_sector(lanes_per_row, 1, stride, gpu)};
 }
 
 }  // namespace gemmsim::model

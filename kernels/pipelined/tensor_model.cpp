@@ -74,6 +74,9 @@ class TensorPipelinedModel final : public sim::KernelModel {
     // The accumulator fragment's lanes: 4 to a row, pairs of floats, one of each pair per
     // red instruction (c0 / c1 in two instructions).
     atomic_ = model::atomic_shape(4, 2, gpu);
+    // Plain stores: a float2 per lane where N is even (one full sector per row and
+    // instruction), else one float per instruction as the atomics.
+    store_ = p.n % 2 == 0 ? model::store_shape(4, 2, 2, gpu) : model::store_shape(4, 1, 2, gpu);
     plan_ = model::tc_copy_plan(c, gpu, c.threads(), &p);
     parts_.assign(std::size_t(c.threads() / 32), {});
     if (async_ && !(a_vec_ && b_vec_))
@@ -396,7 +399,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     // instruction's lanes g = 0..7 write 8 rows.
     op.count = std::uint32_t(stores_per_warp_ * (op.kind == OpKind::Atomic ? 2 : 1));
     op.l1_lines = op.count * 8;
-    op.atomic = atomic_;
+    op.shape = op.kind == OpKind::Atomic ? atomic_ : store_;
     op.reads = bit(kAcc);
     op.alu += model::fixed_epilogue_alu(c_);
   }
@@ -419,7 +422,8 @@ class TensorPipelinedModel final : public sim::KernelModel {
   bool a_vec_ = true, b_vec_ = true;
   std::vector<std::vector<model::TcCopyPart>> parts_;  // per warp; empty: one-batch copies
   bool ldmatrix_ = true;
-  sim::AtomicShape atomic_;  // the split-K atomic epilogue's instructions
+  sim::RequestShape atomic_;  // the split-K atomic epilogue's instructions
+  sim::RequestShape store_;   // the plain epilogue's
 };
 
 }  // namespace

@@ -52,6 +52,11 @@ class SimtModel final : public sim::KernelModel {
     // Atomic epilogue: lane x of a row adds float x (tiled) or float 4x + q (pipelined: each
     // lane's 4 columns in 4 instructions).
     atomic_ = model::atomic_shape(simt_lanes_x(c), double_buffered_ ? 4 : 1, gpu);
+    // Plain stores: float4 per lane in the pipelined kernel where N is a multiple of 4 (else
+    // one float per instruction, as the atomics), one float per lane in the tiled one.
+    c_store_ = double_buffered_ && p.n % 4 == 0 ? model::store_shape(simt_lanes_x(c), 4, 4, gpu)
+               : double_buffered_               ? model::store_shape(simt_lanes_x(c), 1, 4, gpu)
+                                                : model::store_shape(simt_lanes_x(c), 1, 1, gpu);
   }
 
   std::string name() const override { return kernel_name(c_); }
@@ -253,7 +258,7 @@ class SimtModel final : public sim::KernelModel {
     // The lanes of a row are 16 bytes apart in the pipelined kernel (4 bytes in the tiled).
     const int row_bytes = simt_lanes_x(c_) * (double_buffered_ ? 16 : 4);
     op.l1_lines = op.count * std::uint32_t(simt_lanes_y(c_) * ((row_bytes + 127) / 128));
-    op.atomic = atomic_;
+    op.shape = op.kind == OpKind::Atomic ? atomic_ : c_store_;
     op.reads = bit(kAcc);
     op.alu += model::fixed_epilogue_alu(c_);
   }
@@ -263,7 +268,8 @@ class SimtModel final : public sim::KernelModel {
   AddressMap map_;
   CtaRaster raster_;
   bool double_buffered_;
-  sim::AtomicShape atomic_;  // the split-K atomic epilogue's instructions
+  sim::RequestShape atomic_;   // the split-K atomic epilogue's instructions
+  sim::RequestShape c_store_;  // the plain epilogue's
   sim::LaunchGeometry geo_;
   std::vector<std::vector<Run>> runs_a_, runs_b_;
   std::vector<SmemCost> store_;

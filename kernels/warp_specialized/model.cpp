@@ -97,6 +97,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
       frag_alu_ = model::tc_fragment_alu(c, gpu, mma_, frag_cost_);
       stores_per_warp_ = std::max(1, c.warp_tile_m() * c.warp_tile_n() / 64);
     }
+    store_ = p.n % 2 == 0 ? model::store_shape(4, 2, 2, gpu) : model::store_shape(4, 1, 2, gpu);
   }
 
   std::string name() const override { return kernel_name(c_); }
@@ -245,6 +246,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
           op.kind = model::append_output_segments(w, map_, raster_, c_, p_);
           op.count = std::uint32_t(stores_per_warp_);  // float2 stores, 8 rows each
           op.l1_lines = op.count * 8;
+          op.shape = store_;
           op.reads = bit(kAcc);
           op.alu += model::fixed_epilogue_alu(c_);
           w.phase = kDone;
@@ -377,6 +379,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
     op.kind = OpKind::GlobalStore;
     op.count = std::uint32_t(stores_per_warp_);
     op.l1_lines = op.count * 8;
+    op.shape = store_;
     op.alu += model::fixed_epilogue_alu(c_);
     const int g = w.warp / 4, q = w.warp % 4;
     const long long col0 = (long long)w.tile_n * c_.block_n;
@@ -400,6 +403,9 @@ class WarpSpecializedModel final : public sim::KernelModel {
   std::vector<model::TcCopyPart> parts_;  // the producer's copy when an operand is unaligned
   bool parts_have_cp_async_ = false;
   int stores_per_warp_ = 1;
+  // The epilogue's stores: a float2 per lane, 4 lanes to a row, where N is even (one full
+  // sector per row and instruction); else one float per instruction.
+  sim::RequestShape store_;
   // Ampere
   MmaShape mma_;
   int kk_steps_ = 1;

@@ -548,9 +548,9 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
                             : op.kind == OpKind::Atomic   ? MemOp::Atomic
                                                           : MemOp::Store;
           Tick done =
-              w.cur.segments.empty() ? s : mem_.access(w.sm, mop, w.cur.segments, s, op.atomic);
+              w.cur.segments.empty() ? s : mem_.access(w.sm, mop, w.cur.segments, s, op.shape);
           if (!w.cur.refetch.empty())
-            done = std::max(done, mem_.access(w.sm, mop, w.cur.refetch, s, op.atomic));
+            done = std::max(done, mem_.access(w.sm, mop, w.cur.refetch, s, op.shape));
           mem_done = done;
           if (op.kind == OpKind::GlobalLoad) {
             mark(op.writes, done, done, WaitCause::Memory);

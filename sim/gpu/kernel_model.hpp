@@ -64,7 +64,7 @@ struct Op {
   // L1TEX tag stage resolves one line per clock; uncoalesced accesses cost one per line).
   std::uint32_t l1_lines = 0;
   std::uint32_t arg = 0;         // CpAsyncWait: groups allowed to stay pending
-  AtomicShape atomic;            // Atomic: how its instructions update each sector
+  RequestShape shape;            // global ops: how its instructions split into L2 requests
   // Integer instructions the warp issues just before the batch (address arithmetic,
   // predicates, loop control, conversions): one issue slot each, and a dependent chain on the
   // fixed-latency pipes, so each holds the warp for the FMA pipe's latency.

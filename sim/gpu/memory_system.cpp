@@ -143,7 +143,7 @@ enum class L2Kind { Read, Write, Atomic };
 struct MemorySystem::Impl {
   Impl(const GpuSpec& gpu, const ClockDomain& clock, const MemorySystemOptions& opt);
 
-  Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now, AtomicShape atomic);
+  Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now, RequestShape shape);
   Tick write_back_dirty(Tick now);
   template <class L2>
   Tick write_back_dirty_in(L2& l2, Tick now);
@@ -190,7 +190,9 @@ struct MemorySystem::Impl {
 
   // ---- time ----
   Tick l1_hit = 0, l2_hit = 0, far_extra = 0, dram_extra = 0;
-  std::vector<Server> ports, slice_servers, channels;
+  // Each slice serves reads (and reductions) and writes on separate paths: stores arrive on the
+  // crossbar's SM-to-L2 direction, read data leaves on the other.
+  std::vector<Server> ports, write_ports, slice_servers, slice_write_servers, channels;
   // DRAM latency under load: dram.loaded_latency x rho / sqrt(1 - rho), rho = the DRAM bytes
   // of the last window / what dram.sustained moves in it (the abscissa of the microbenchmark
   // the parameter comes from), held at rho_max beyond.
@@ -257,7 +259,22 @@ struct MemorySystem::Impl {
   double l2_busy_ps = 0, dram_busy_ps = 0, port_busy_ps = 0;
   double atomic_cost = 2.0;         // slice bytes per byte of sector updates
   double atomic_request_bytes = 0;  // l2.atomic_request_overhead
-  double atomic_factor_ = 1;        // this access: slice bytes per sector byte touched
+  double write_cost = 1.0;          // slice bytes per byte written (l2.bandwidth / write_bandwidth)
+  double min_request_bytes = 0;     // l2.min_request_bytes
+  RequestShape shape_;              // this access's
+  // The slice bytes of one line's request(s) of `bytes` (its touched sectors) of `kind`.
+  double slice_bytes(L2Kind kind, double bytes, unsigned sectors) const {
+    const double requests = shape_.requests > 0 ? shape_.requests * sectors : 1.0;
+    switch (kind) {
+      case L2Kind::Read:
+        return std::max(bytes, requests * min_request_bytes);
+      case L2Kind::Write:
+        return write_cost * std::max(bytes, requests * min_request_bytes);
+      case L2Kind::Atomic:
+        break;
+    }
+    return atomic_cost * (shape_.updates * bytes + requests * atomic_request_bytes);
+  }
   Tick last_now = 0;
 
   mutable MemoryCounters counters;
@@ -516,12 +533,20 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   }
   ports.assign(std::size_t(sm_count), Server{0, period / opt.sm_port_bytes_per_clk});
   slice_servers.assign(slices, Server{0, period / slice_bpc});
+  slice_write_servers.assign(slices, Server{0, period / slice_bpc});
   // A sector update, in slice-bandwidth bytes: the reduction rate where it is given, else a
   // read and a write.
   atomic_cost = gpu.l2.atomic_bandwidth.bytes_per_s > 0
                     ? gpu.l2.bandwidth.bytes_per_s / gpu.l2.atomic_bandwidth.bytes_per_s
                     : 2.0;
   atomic_request_bytes = double(gpu.l2.atomic_request_overhead.value);
+  write_cost = gpu.l2.write_bandwidth.bytes_per_s > 0
+                   ? gpu.l2.bandwidth.bytes_per_s / gpu.l2.write_bandwidth.bytes_per_s
+                   : 1.0;
+  min_request_bytes = double(gpu.l2.min_request_bytes.value);
+  if (gpu.l2.port_write_bytes_per_clk > 0) {
+    write_ports.assign(std::size_t(sm_count), Server{0, period / gpu.l2.port_write_bytes_per_clk});
+  }
   channels.assign(std::size_t(gpu.dram.channels), Server{0, period / chan_bpc});
 
   if (!opt.narrow_l2_tags) {
@@ -595,10 +620,14 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   const double bytes = double(n * sector_bytes);
   const double now = double(now_tick);
   counters.l2_bytes += std::uint64_t{n} * sector_bytes;
-  const double f_port = ports[std::size_t(sm)].reserve(now, bytes, port_busy_ps);
-  // An atomic reads, adds and writes at the slice, at l2.atomic_bandwidth (atomic_factor_).
-  const double f_slice = slice_servers[slice].reserve(
-      now, kind == L2Kind::Atomic ? atomic_factor_ * bytes : bytes, l2_busy_ps);
+  // Stores and atomics leave the SM by the write direction of its link where that has its own
+  // limit.
+  Server& port = kind == L2Kind::Read || write_ports.empty() ? ports[std::size_t(sm)]
+                                                             : write_ports[std::size_t(sm)];
+  const double f_port = port.reserve(now, bytes, port_busy_ps);
+  const double f_slice =
+      (kind == L2Kind::Write ? slice_write_servers : slice_servers)[slice].reserve(
+          now, slice_bytes(kind, bytes, n), l2_busy_ps);
   // Back-pressure from DRAM writes: the slice serves the request once the victim it displaced
   // has been written out, so a stream of dirty evictions runs at the channels' pace.
   const Tick served = std::max(ceil_tick(std::max(f_port, f_slice)), victim_gone);
@@ -878,7 +907,7 @@ Tick MemorySystem::Impl::clean_oldest(std::uint64_t target) {
 }
 
 Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segments, Tick now,
-                                AtomicShape atomic) {
+                                RequestShape shape) {
   if (sm < 0 || sm >= sm_count) {
     throw std::out_of_range("MemorySystem::access: sm " + std::to_string(sm) + " outside [0, " +
                             std::to_string(sm_count) + ")");
@@ -890,15 +919,12 @@ Tick MemorySystem::Impl::access(int sm, MemOp op, std::span<const Segment> segme
   last_now = now;
   sm_ = sm;
   op_ = op;
-  if (op == MemOp::Atomic) {
-    if (!(atomic.updates > 0) || !(atomic.requests >= 0)) {
-      throw std::invalid_argument(
-          "MemorySystem::access: an atomic needs updates > 0 and "
-          "requests >= 0 per sector");
-    }
-    atomic_factor_ =
-        atomic_cost * (atomic.updates + atomic.requests * atomic_request_bytes / sector_bytes);
+  if (!(shape.requests >= 0) || (op == MemOp::Atomic && !(shape.updates > 0))) {
+    throw std::invalid_argument(
+        "MemorySystem::access: a request shape needs requests >= 0 per sector (and an atomic "
+        "updates > 0)");
   }
+  shape_ = shape;
   now_ = now;
   pending = 0;
   done_ = now;
@@ -998,8 +1024,8 @@ MemorySystem::MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock,
 MemorySystem::~MemorySystem() = default;
 
 Tick MemorySystem::access(int sm, MemOp op, std::span<const Segment> segments, Tick now,
-                          AtomicShape atomic) {
-  return impl_->access(sm, op, segments, now, atomic);
+                          RequestShape shape) {
+  return impl_->access(sm, op, segments, now, shape);
 }
 
 const MemoryCounters& MemorySystem::counters() const {

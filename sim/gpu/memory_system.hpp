@@ -38,8 +38,12 @@
 //    without fetching (partially written sectors are kept as dirty bytes, fetched only if
 //    read); dirty sectors reach DRAM when their line is evicted, when l2.dirty_fraction forces
 //    the oldest dirty lines out (they stay resident, clean), or when write_back_dirty() runs.
+//  * Slices: a request (RequestShape) of loads occupies its slice for its sectors' bytes at
+//    l2.bandwidth, but at least for l2.min_request_bytes; a request of stores the same at
+//    l2.write_bandwidth. Stores and atomics cross the SM's link towards L2 at
+//    l2.port_write_bytes_per_clk where that is given (else they share the read port).
 //  * Atomics bypass L1 and are read-modify-written at the slice, one update per sector per warp
-//    instruction (AtomicShape) at l2.atomic_bandwidth (or, without it, charged for a read and
+//    instruction (RequestShape) at l2.atomic_bandwidth (or, without it, charged for a read and
 //    a write at l2.bandwidth), plus l2.atomic_request_overhead per request; the sectors become
 //    dirty.
 //  * One access() call is one coalesced request: repeated sectors within a call count once.
@@ -69,13 +73,14 @@ struct Segment {
   std::uint32_t bytes = 0;
 };
 
-// How a batch of reductions (red.global.add) reaches the slices, per 32-byte sector it
-// touches: `updates` warp instructions update it (the lanes of one instruction that fall in
-// one sector are one update), in `requests` L2 requests (an instruction's lanes on one line
-// are one request). The default is an instruction covering whole lines, 32 consecutive floats.
-struct AtomicShape {
+// How the instructions of a batch reach the L2 slices, per 32-byte sector they touch:
+// `requests` L2 requests (one warp instruction's bytes on one line are one request; 0: one
+// request per line the batch touches, as when each instruction covers whole lines or each line
+// is touched by one instruction), and, for reductions (red.global.add), `updates` sector updates
+// (the lanes of one instruction that fall in one sector are one update, however many).
+struct RequestShape {
   double updates = 1;
-  double requests = 0.25;
+  double requests = 0;
 };
 
 struct MemoryCounters {
@@ -139,9 +144,10 @@ class MemorySystem {
   // Throws std::out_of_range for an unknown SM or an address beyond the modelled space
   // (2^51 B on real GPU geometries; at least 2^48 B for any L2 of 512 sets or more), and
   // std::logic_error if `now` is earlier than a previous call's.
-  // `atomic` describes the instructions of an Atomic batch (ignored for other operations).
+  // `shape` says how the batch's instructions split into L2 requests (and, for an Atomic
+  // batch, sector updates).
   Tick access(int sm, MemOp op, std::span<const Segment> segments, Tick now,
-              AtomicShape atomic = {});
+              RequestShape shape = {});
 
   const MemoryCounters& counters() const;
 

@@ -539,7 +539,7 @@ SCENARIO("An atomic costs its slice per sector update and per request", "[memory
     gpu.l2.atomic_bandwidth = Bandwidth{128e9};
     gpu.l2.atomic_request_overhead = Bytes{16};
     const ClockDomain clock{gpu.clocks.sustained};
-    auto slice_cycles = [&](AtomicShape shape) {
+    auto slice_cycles = [&](RequestShape shape) {
       MemorySystem mem{gpu, clock};
       const Segment s{kBase, 128};
       mem.access(0, MemOp::Atomic, std::span<const Segment>(&s, 1), 0, shape);
@@ -547,18 +547,88 @@ SCENARIO("An atomic costs its slice per sector update and per request", "[memory
     };
     THEN("a whole line added by one instruction: 4 sector updates and a quarter request each") {
       // 4 x (128 B x (1 + 0.25 x 16 / 32)) / 64 B per slice cycle
-      CHECK(slice_cycles(AtomicShape{1, 0.25}) == Approx(9.0));
+      CHECK(slice_cycles(RequestShape{1, 0.25}) == Approx(9.0));
     }
     THEN("the mma.sync fragment's two instructions per sector, one request per sector each") {
       // 4 x 128 B x (2 + 2 x 16 / 32) / 64
-      CHECK(slice_cycles(AtomicShape{2, 2}) == Approx(24.0));
+      CHECK(slice_cycles(RequestShape{2, 2}) == Approx(24.0));
     }
     THEN("a shape without updates is refused") {
       MemorySystem mem{gpu, clock};
       const Segment s{kBase, 128};
       CHECK_THROWS_AS(
-          mem.access(0, MemOp::Atomic, std::span<const Segment>(&s, 1), 0, AtomicShape{0, 1}),
+          mem.access(0, MemOp::Atomic, std::span<const Segment>(&s, 1), 0, RequestShape{0, 1}),
           std::invalid_argument);
+    }
+  }
+}
+
+SCENARIO("An L2 request costs its slice at least l2.min_request_bytes; stores at the write rate",
+         "[memory]") {
+  // validate/data/h100/microbench_l2shapes_s13.csv: one-sector requests run at one rate however
+  // few their bytes, whole lines at the bandwidth; stores at half both.
+  GIVEN("a GPU whose slices take 64 B at least per request and write at half the read rate") {
+    GpuSpec gpu = test::small_test_gpu();
+    gpu.l2.min_request_bytes = Bytes{64};
+    gpu.l2.write_bandwidth = Bandwidth{256e9};
+    const ClockDomain clock{gpu.clocks.sustained};
+    auto slice_cycles = [&](MemOp op, std::uint32_t bytes, RequestShape shape) {
+      MemorySystem mem{gpu, clock};
+      const Segment s{kBase, bytes};
+      mem.access(0, op, std::span<const Segment>(&s, 1), 0, shape);
+      return double(mem.counters().l2_busy) / double(kCycle);
+    };
+    THEN("loads of one or two sectors take 64 B of a 64 B/clk slice, a whole line 128 B") {
+      CHECK(slice_cycles(MemOp::LoadBypassL1, 32, {}) == Approx(1.0));
+      CHECK(slice_cycles(MemOp::LoadBypassL1, 64, {}) == Approx(1.0));
+      CHECK(slice_cycles(MemOp::LoadBypassL1, 128, {}) == Approx(2.0));
+    }
+    THEN("a whole-line store takes twice its bytes; as four one-sector requests, 4 x 64 B twice") {
+      CHECK(slice_cycles(MemOp::Store, 128, {}) == Approx(4.0));
+      CHECK(slice_cycles(MemOp::Store, 128, RequestShape{1, 1}) == Approx(8.0));
+    }
+    THEN("a negative request count is refused") {
+      MemorySystem mem{gpu, clock};
+      const Segment s{kBase, 128};
+      CHECK_THROWS_AS(
+          mem.access(0, MemOp::Store, std::span<const Segment>(&s, 1), 0, RequestShape{1, -1}),
+          std::invalid_argument);
+    }
+  }
+}
+
+SCENARIO("Stores leave the SM and enter the slices on paths of their own", "[memory]") {
+  GIVEN("SM 0 storing 8 KiB, then at the same time loading a line L2 holds") {
+    GpuSpec gpu = test::small_test_gpu();
+    const ClockDomain clock{gpu.clocks.sustained};
+    const Segment line{kBase + (1u << 20), 128};
+    const Segment stores{kBase, 8192};
+    const Tick t = 1000 * kCycle;  // the line's fill is long over
+    auto load_after_stores = [&](const GpuSpec& g, bool store_first) {
+      MemorySystem mem{g, clock};
+      mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&line, 1), 0);
+      if (store_first) mem.access(0, MemOp::Store, std::span<const Segment>(&stores, 1), t);
+      return mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&line, 1), t);
+    };
+    WHEN("the link has no write limit of its own") {
+      THEN("the load waits behind the stores on the shared port (8 KiB at 64 B/clk)") {
+        CHECK(load_after_stores(gpu, true) >= load_after_stores(gpu, false) + 127 * kCycle);
+      }
+    }
+    WHEN("the link carries writes at 16 B/clk on a direction of its own") {
+      gpu.l2.port_write_bytes_per_clk = 16;
+      THEN("the load is not delayed, by the port or by the slices") {
+        CHECK(load_after_stores(gpu, true) == load_after_stores(gpu, false));
+      }
+      THEN("1 KiB of stores is accepted after 64 cycles at the earliest, from each SM at once") {
+        MemorySystem mem{gpu, clock};
+        const Segment a{kBase, 1024}, b{kBase + 4096, 1024};
+        const Tick ta = mem.access(0, MemOp::Store, std::span<const Segment>(&a, 1), 0);
+        const Tick tb = mem.access(1, MemOp::Store, std::span<const Segment>(&b, 1), 0);
+        CHECK(ta >= 64 * kCycle);
+        CHECK(tb >= 64 * kCycle);
+        CHECK(tb < ta + 32 * kCycle);
+      }
     }
   }
 }

@@ -806,14 +806,20 @@ __global__ void lds128_pattern_kernel(int div, int mod, int iters, uint32_t* sin
 // l / lanes_per_row; each row is the start of its own 128-byte line (rows of more than 128 B
 // take whole lines), so an instruction sends 32 / lanes_per_row L2 requests of
 // lanes_per_row x vec bytes. Instruction i of warp w is the (i x warps + w)-th of the grid;
-// rows walk an L2-resident footprint (a power of two, below what the L2 keeps dirty).
+// rows walk a footprint (a power of two: L2-resident below what the L2 keeps dirty, or larger
+// than the L2). Thread 0 of each block writes its SM's id to `smids` when that is not null.
 // kShapeLoad: ld.global.cg, 8 in flight per thread; kShapeStore: st.global.cg;
 // kShapeCpAsync: cp.async.cg 16 B into shared memory, 8 per commit group, wait_group 0.
 enum ShapeOp { kShapeLoad = 0, kShapeStore = 1, kShapeCpAsync = 2 };
 template <int kOp, int kVec>
 __global__ void l2_shape_kernel(float* p, unsigned footprint_mask, int lanes_per_row,
-                                int per_thread, uint32_t* sink) {
+                                int per_thread, uint32_t* sink, int* smids) {
   extern __shared__ uint4 shape_smem[];  // cp.async targets: 8 x blockDim.x x 16 B
+  if (smids != nullptr && threadIdx.x == 0) {
+    int smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    smids[blockIdx.x] = smid;
+  }
   const unsigned lane = threadIdx.x & 31;
   const unsigned warps = gridDim.x * blockDim.x / 32;
   const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -2100,25 +2106,60 @@ class Runner {
   // Session 13: what an L2 request costs by its shape (l2_shape_kernel): loads, cp.async and
   // stores of rows of 4 to 512 bytes, from every SM, from a quarter of them and from one.
   void l2_shapes() {
-    const unsigned footprint = 8u << 20;  // 8 MiB: L2-resident, and under the dirty limit
-    const DevBuffer buf(footprint, 0);
+    const unsigned small = 8u << 20;  // 8 MiB: L2-resident, and under the dirty limit
+    const unsigned large = 1u << 30;  // 1 GiB: from and to DRAM
+    const DevBuffer buf(large, 0);
     auto* p = reinterpret_cast<float*>(buf.p);
+    int* smids = nullptr;
+    CK(cudaMalloc(&smids, sizeof(int) * 4096));
     struct Case {
       const char* op;
       int vec, lanes_per_row, sms;  // sms: 0 = all, 4 x 256 threads each; else 1 x 1024 each
+      bool dram = false;            // the 1 GiB footprint
     };
     const int quarter = sms_ / 4;
     const Case cases[] = {
-        {"cp", 16, 8, 0},       {"cp", 16, 4, 0},       {"cp", 16, 2, 0},
-        {"cp", 16, 1, 0},       {"cp", 16, 16, 0},      {"ld", 4, 32, 0},
-        {"ld", 4, 8, 0},        {"ld", 4, 1, 0},        {"ld", 8, 4, 0},
-        {"ld", 16, 8, 0},       {"ld", 16, 4, 0},       {"st", 4, 32, 0},
-        {"st", 4, 8, 0},        {"st", 4, 1, 0},        {"st", 8, 4, 0},
-        {"st", 8, 16, 0},       {"st", 8, 8, 0},        {"st", 16, 8, 0},
-        {"st", 16, 4, 0},       {"st", 16, 2, 0},       {"st", 16, 1, 0},
-        {"st", 8, 4, quarter},  {"st", 16, 8, quarter}, {"cp", 16, 4, quarter},
-        {"cp", 16, 8, quarter}, {"st", 8, 4, 1},        {"st", 16, 8, 1},
+        {"cp", 16, 8, 0},
+        {"cp", 16, 4, 0},
+        {"cp", 16, 2, 0},
+        {"cp", 16, 1, 0},
+        {"cp", 16, 16, 0},
+        {"ld", 4, 32, 0},
+        {"ld", 4, 8, 0},
+        {"ld", 4, 1, 0},
+        {"ld", 8, 4, 0},
+        {"ld", 16, 8, 0},
+        {"ld", 16, 4, 0},
+        {"st", 4, 32, 0},
+        {"st", 4, 8, 0},
+        {"st", 4, 1, 0},
+        {"st", 8, 4, 0},
+        {"st", 8, 16, 0},
+        {"st", 8, 8, 0},
+        {"st", 16, 8, 0},
+        {"st", 16, 4, 0},
+        {"st", 16, 2, 0},
+        {"st", 16, 1, 0},
+        {"st", 8, 4, quarter},
+        {"st", 16, 8, quarter},
+        {"cp", 16, 4, quarter},
+        {"cp", 16, 8, quarter},
+        {"st", 8, 4, 1},
+        {"st", 16, 8, 1},
         {"cp", 16, 8, 1},
+        // Session 13, second run: stores and loads streaming to and from DRAM, and loads from
+        // 2 to 66 SMs (which SMs: the method column).
+        {"st", 8, 4, 0, true},
+        {"st", 16, 8, 0, true},
+        {"cp", 16, 8, 0, true},
+        {"cp", 16, 4, 0, true},
+        {"cp", 16, 8, 2},
+        {"cp", 16, 8, 4},
+        {"cp", 16, 8, 8},
+        {"cp", 16, 8, 16},
+        {"cp", 16, 8, sms_ / 2},
+        {"st", 16, 8, 16},
+        {"st", 16, 8, sms_ / 2},
     };
     // One block per SM for the partial cases: 1024 threads and more than half the SM's
     // shared memory.
@@ -2127,11 +2168,13 @@ class Runner {
       const bool partial = c.sms != 0;
       const int blocks = partial ? c.sms : sms_ * 4, threads = partial ? 1024 : 256;
       const int smem = partial ? big_smem : (std::string(c.op) == "cp" ? 8 * 256 * 16 : 0);
+      const unsigned footprint = c.dram ? large : small;
       auto go = [=, this](auto kernel) -> std::function<void(int)> {
         CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, big_smem));
         return [=, this](int per) {
           kernel<<<blocks, threads, smem>>>(p, footprint - 1, c.lanes_per_row, per,
-                                            reinterpret_cast<uint32_t*>(sink_));
+                                            reinterpret_cast<uint32_t*>(sink_),
+                                            partial ? smids : nullptr);
         };
       };
       const std::string op = c.op;
@@ -2154,15 +2197,23 @@ class Runner {
         for (int r = 0; r < 5; ++r) t.push_back(time_ms([&] { launch(per); }));
         return median_of(t);
       };
-      const int lo = 64, hi = 128;
+      const int lo = c.dram ? 256 : 64, hi = 2 * lo;
       const float t_lo = median_ms(lo), t_hi = median_ms(hi);
+      std::string placed;
+      if (partial) {
+        std::vector<int> ids(static_cast<size_t>(blocks));
+        CK(cudaMemcpy(ids.data(), smids, sizeof(int) * ids.size(), cudaMemcpyDeviceToHost));
+        std::sort(ids.begin(), ids.end());
+        placed = "; on SMs";
+        for (int id : ids) placed += " " + std::to_string(id);
+      }
       const int rows = 32 / c.lanes_per_row, row_bytes = c.lanes_per_row * c.vec;
       const double instr = static_cast<double>(blocks) * threads / 32 * (hi - lo);
       const double secs = (t_hi - t_lo) * 1e-3;
       const int sms_used = partial ? c.sms : sms_;
       const std::string name = std::string("l2shape_") + c.op + std::to_string(c.vec) + "_" +
                                std::to_string(rows) + "x" + std::to_string(row_bytes) + "B_" +
-                               std::to_string(sms_used) + "sm";
+                               std::to_string(sms_used) + "sm" + (c.dram ? "_dram" : "");
       const std::string what =
           std::string(c.op == std::string("cp")   ? "cp.async.cg 16 B"
                       : c.op == std::string("ld") ? "ld.global.cg "
@@ -2170,12 +2221,14 @@ class Runner {
           (c.op == std::string("cp") ? "" : std::to_string(c.vec) + " B") + " per lane, " +
           std::to_string(rows) + " rows x " + std::to_string(row_bytes) +
           " B per instruction (one request per row), " + std::to_string(blocks) + " blocks x " +
-          std::to_string(threads) + " thr on " + std::to_string(sms_used) +
-          " SMs, 8 MiB L2-resident footprint; CUDA events, median of 5 at 64 and at 128 "
-          "instructions per thread, rate of the difference";
+          std::to_string(threads) + " thr on " + std::to_string(sms_used) + " SMs, " +
+          (c.dram ? "1 GiB footprint (DRAM)" : "8 MiB L2-resident footprint") +
+          "; CUDA events, median of 5 at " + std::to_string(lo) + " and at " + std::to_string(hi) +
+          " instructions per thread, rate of the difference" + placed;
       add(name + "_requests", instr * rows / secs / 1e9, "G/s", nvml_mhz(), what);
       add(name + "_bytes", instr * 32 * c.vec / secs / 1e9, "GB/s", nvml_mhz(), "the same, bytes");
     }
+    cudaFree(smids);
   }
 
   void l2_requests() {
