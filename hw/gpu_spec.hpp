@@ -24,6 +24,9 @@ struct MmaShape {
 struct PipeSpec {
   double ops_per_clk_per_sm = 0;  // lanes (FFMA), or FMAs for tensor pipes
   Cycles latency;
+  // fp32 only: the FFMAs per clock an SM issues in a GEMM's outer product (each FFMA reads two
+  // fragment registers and an accumulator), where that is below ops_per_clk_per_sm. 0: the peak.
+  double outer_product_ops_per_clk_per_sm = 0;
 };
 
 // Tensor-core capability for one input data type.

@@ -118,6 +118,11 @@ std::vector<FieldSpec> build_schema() {
                "FP32 lanes per SM: FFMA retired per SM clock (1 FFMA = 2 FLOP)."),
       required("fp32.latency", GPU_FIELD(fp32.latency), 1, 1000,
                "Dependent-issue latency of an FFMA."),
+      optional("fp32.outer_product_ops_per_clk_per_sm",
+               GPU_FIELD(fp32.outer_product_ops_per_clk_per_sm), 0, 4096,
+               "FFMAs per SM clock a GEMM's register outer product issues (each FFMA reads two "
+               "fragment registers and an accumulator), where that is below "
+               "fp32.ops_per_clk_per_sm. Omitted or 0: fp32.ops_per_clk_per_sm."),
       required("fp64.ops_per_clk_per_sm", GPU_FIELD(fp64.ops_per_clk_per_sm), 0, 4096,
                "FP64 lanes per SM: DFMA retired per SM clock."),
       required("fp64.latency", GPU_FIELD(fp64.latency), 1, 1000,

@@ -158,14 +158,21 @@ double stream_kernel_cycles(const GpuSpec& gpu, const GemmProblem& p, int load_s
   const double cta_bytes = 256.0 * 16.0;
   const long long ctas = (long long)std::ceil(bytes / cta_bytes);
   const double nsm = gpu.sm_count;
-  const double per_byte = 1.0 + load_slices;
   const double last = bytes - double(ctas - 1) * cta_bytes;  // the smallest CTA: the last
   const double busiest_count = std::ceil(double(ctas) / nsm);
+  // Bytes through the busiest SM's port per byte of C: the reads and the write, or, where the
+  // port's write direction has its own limit, the slower of the two directions.
+  const double port_per_clk = gpu.l2.port_bytes_per_clk;
+  const double write_per_clk = gpu.l2.port_write_bytes_per_clk;
+  const double port_cycles_per_byte =
+      write_per_clk > 0 ? std::max(load_slices / port_per_clk, 1.0 / write_per_clk)
+                        : (1.0 + load_slices) / port_per_clk;
   const double port =
-      std::max(bytes * per_byte / nsm, busiest_count * std::min(cta_bytes, last) * per_byte) /
-      gpu.l2.port_bytes_per_clk;
+      std::max(bytes / nsm, busiest_count * std::min(cta_bytes, last)) * port_cycles_per_byte;
+  // The slices take reads and writes on separate paths.
   const double l2_per_clk = gpu.l2.bandwidth.bytes_per_cycle(gpu.clocks.sustained);
-  const double slices = bytes * per_byte / l2_per_clk;
+  const double slices =
+      std::max(bytes * load_slices, bytes * analytic::l2_write_cost(gpu)) / l2_per_clk;
   return std::max(port, slices) + gpu.l2.hit_latency.value;
 }
 
@@ -262,8 +269,18 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
   const double out_total = double(p.m) * double(p.n) * analytic::kOutputBytes * double(slices_run);
   const double out_cta = rows_min * cols_min * analytic::kOutputBytes;
   const double port_cta = ab_cta + out_cta;
-  const double port_s = busiest(ab_total + out_total, port_cta) / port_per_clk + l2_hit;
-  const double l2_s = (ab_total + out_total * (atomic ? 2.0 : 1.0)) / l2_per_clk + l2_hit;
+  // Where the port's write direction has its own limit, the output crosses it alone.
+  const double write_per_clk = gpu.l2.port_write_bytes_per_clk;
+  const double port_s =
+      (write_per_clk > 0 ? std::max(busiest(ab_total, ab_cta) / port_per_clk,
+                                    busiest(out_total, out_cta) / write_per_clk)
+                         : busiest(ab_total + out_total, port_cta) / port_per_clk) +
+      l2_hit;
+  // The slices serve loads and reductions on one path, stores on another.
+  const double l2_s = (atomic ? ab_total + out_total * 2.0
+                              : std::max(ab_total, out_total * analytic::l2_write_cost(gpu))) /
+                          l2_per_clk +
+                      l2_hit;
   // Every sector of A and B misses the (cold) L2 once.
   const double dram_s = (double(p.m) + double(p.n)) * double(p.k) * e / dram_per_clk + l2_hit +
                         dram_lat;

@@ -153,7 +153,12 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
   const int nsp = std::max(1, gpu_.sm.sub_partitions);
   const double issue_cycles = 1.0 / std::max(1, gpu_.sm.issue_per_clk);
   // Cycles one warp instruction occupies its sub-partition's pipe.
-  const double fma_interval = 32.0 / std::max(1.0, gpu_.fp32.ops_per_clk_per_sm / nsp);
+  // FFMA batches are the SIMT kernels' outer products: at the rate measured for them.
+  const double fma_rate =
+      gpu_.fp32.outer_product_ops_per_clk_per_sm > 0
+          ? std::min(gpu_.fp32.outer_product_ops_per_clk_per_sm, gpu_.fp32.ops_per_clk_per_sm)
+          : gpu_.fp32.ops_per_clk_per_sm;
+  const double fma_interval = 32.0 / std::max(1.0, fma_rate / nsp);
   // Tensor pipe of the kernel's data type: mma.sync rate per SM, split over sub-partitions.
   double tensor_rate = 0;
   Cycles tensor_latency{0};
@@ -194,7 +199,10 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
       ctas[c].warps[w] = id;
       warps[id].cta_slot = c;
       warps[id].sm = c % nsm;
-      warps[id].sp = w % nsp;
+      // A warp's sub-partition is its warp slot in the SM modulo the sub-partitions: the CTAs
+      // resident on an SM hold consecutive slots, so CTAs of fewer warps than sub-partitions
+      // still spread over all of them.
+      warps[id].sp = ((c / nsm) * geo.warps_per_cta + w) % nsp;
     }
   }
 

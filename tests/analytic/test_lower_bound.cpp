@@ -117,9 +117,11 @@ TEST_CASE("The bound holds over the sweep space: h200", "[analytic][sweep]") { c
 TEST_CASE("The bound is tight where the sweep needs it: one CTA per SM, L2-bound",
           "[analytic][sweep]") {
   // 4096^3 on h100: the best tiles are bound by the L2 (the slices' aggregate; each SM's own
-  // port carries four times its share). The bound must stay within 10% of the simulation
+  // port carries four times its share). The bound must stay within 20% of the simulation
   // there, or the sweep simulates hundreds of configurations it could skip (figures from a
-  // full simulation: 232.3 us).
+  // full simulation: 238.4 us). Since session 13 the slices take stores on a path of their
+  // own, so the bound counts the larger of A and B's loads and C's stores (202 us), not their
+  // sum (210 us, within 10% of the 232.3 us simulated then).
   const GpuSpec gpu = load_gpu("h100");
   GemmConfig hopper = tc(256, 128, 64, 8, 1, 3);
   hopper.family = Family::WarpSpecialized;
@@ -130,8 +132,8 @@ TEST_CASE("The bound is tight where the sweep needs it: one CTA per SM, L2-bound
   REQUIRE_FALSE(legality_violation(hopper, p, gpu));
   const TimeBound b = simulated_time_lower_bound(gpu, hopper, p);
   CHECK(b.resource == "l2");
-  CHECK(b.time_us > 0.9 * 232.3);
-  CHECK(b.time_us < 232.3);
+  CHECK(b.time_us > 0.8 * 238.4);
+  CHECK(b.time_us < 238.4);
   // Split-K pays the extra launch and its traffic: never below the unsplit tile's bound here.
   GemmConfig split = tc(128, 256, 32, 2, 4, 3);
   const double unsplit = simulated_time_lower_bound(gpu, split, p).time_us;

@@ -204,6 +204,39 @@ TEST_CASE("Warps on one sub-partition share its FMA pipe; warps on different one
   CHECK(spread == Approx(4000 * 32 / lanes_per_sp).epsilon(0.02));
 }
 
+TEST_CASE("FFMA batches issue at fp32.outer_product_ops_per_clk_per_sm where it is given",
+          "[engine]") {
+  // validate/data/h100/microbench_outer_s12.csv: the SIMT kernels' outer product issues 0.86
+  // FFMA per scheduler clock, not 1.
+  auto script = [](int, int) { return std::vector<Op>{ffma(4000)}; };
+  Harness peak;
+  const int sps = peak.gpu.sm.sub_partitions;
+  const double at_peak = peak.cycles(ScriptedKernel(one_cta(sps), script));
+  GpuSpec gpu = load_gpu("a100");
+  gpu.fp32.outer_product_ops_per_clk_per_sm = gpu.fp32.ops_per_clk_per_sm * 0.8;
+  const ClockDomain clock{gpu.clocks.sustained};
+  MemorySystem mem{gpu, clock};
+  GpuModel model{gpu, mem};
+  const KernelStats s = model.run(ScriptedKernel(one_cta(sps), script), 0);
+  CHECK(clock.cycles(s.end - s.start) == Approx(at_peak / 0.8).epsilon(0.02));
+}
+
+TEST_CASE("The warps of small CTAs resident on one SM spread over all its sub-partitions",
+          "[engine]") {
+  // A warp's sub-partition is its warp slot in the SM modulo the sub-partitions: four 2-warp
+  // CTAs on one SM use all four, as one 8-warp CTA does (the 64-thread SIMT kernels on the H100
+  // run at the rate of the 256-thread ones, not at half of it).
+  Harness h;
+  auto script = [](int, int) { return std::vector<Op>{ffma(4000)}; };
+  const int sps = h.gpu.sm.sub_partitions;
+  REQUIRE(sps == 4);
+  const double one_big = h.cycles(ScriptedKernel(one_cta(2 * sps), script));
+  LaunchGeometry small = one_cta(2);
+  small.ctas = sps * h.gpu.sm_count;  // sps CTAs on every SM, all resident at once
+  const double many_small = h.cycles(ScriptedKernel(small, script));
+  CHECK(many_small == Approx(one_big).epsilon(0.05));
+}
+
 TEST_CASE(
     "A lone warp's integer instructions take alu_step_cycles each; warps of one "
     "sub-partition share its INT32 pipe",
