@@ -40,8 +40,9 @@
 //    the oldest dirty lines out (they stay resident, clean), or when write_back_dirty() runs.
 //  * Slices: a request (RequestShape) of loads occupies its slice for its sectors' bytes at
 //    l2.bandwidth, but at least for l2.min_request_bytes; a request of stores the same at
-//    l2.write_bandwidth. Stores and atomics cross the SM's link towards L2 at
-//    l2.port_write_bytes_per_clk where that is given (else they share the read port).
+//    l2.write_bandwidth, on a second server of the slice (stores and loads do not queue behind
+//    each other there; atomics use the first). Stores and atomics cross the SM's link towards
+//    L2 at l2.port_write_bytes_per_clk where that is given (else they share the read port).
 //  * Atomics bypass L1 and are read-modify-written at the slice, one update per sector per warp
 //    instruction (RequestShape) at l2.atomic_bandwidth (or, without it, charged for a read and
 //    a write at l2.bandwidth), plus l2.atomic_request_overhead per request; the sectors become
