@@ -98,6 +98,11 @@ struct L2Spec {
   Bandwidth bandwidth;        // aggregate read bandwidth at the sustained SM clock
   // Aggregate bandwidth for writes (st.global), in the same terms. 0: l2.bandwidth.
   Bandwidth write_bandwidth;
+  // Slice time of a byte stored, in bytes at `bandwidth` (1 without a write bandwidth).
+  double write_cost() const {
+    return write_bandwidth.bytes_per_s > 0 ? bandwidth.bytes_per_s / write_bandwidth.bytes_per_s
+                                           : 1.0;
+  }
   // The least a request (one warp instruction's bytes on one line) occupies its slice, in
   // bytes at l2.bandwidth (reads) or l2.write_bandwidth (writes): a request of fewer bytes
   // takes as long as this many. 0: requests cost their bytes only.

@@ -161,6 +161,13 @@ inline sim::RequestShape store_shape(int lanes_per_row, int lane_floats, int str
   return sim::RequestShape{1, requests_per_sector(lanes_per_row, lane_floats, stride, gpu)};
 }
 
+// The tensor-core epilogues' stores of their accumulator fragments (mma.sync and wgmma): a
+// float2 per lane, 4 lanes to a row, where N is even (one full sector per row and
+// instruction); else one float per instruction.
+inline sim::RequestShape fragment_store_shape(const GemmProblem& p, const GpuSpec& gpu) {
+  return p.n % 2 == 0 ? store_shape(4, 2, 2, gpu) : store_shape(4, 1, 2, gpu);
+}
+
 // How red.global.add.f32 instructions whose lanes lie `lanes_per_row` to an output row,
 // `stride` floats apart (one float per lane; the batch's instructions together cover every
 // float of their rows), reach the L2 slices (sim::RequestShape): an instruction updates each

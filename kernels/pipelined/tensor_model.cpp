@@ -74,9 +74,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     // The accumulator fragment's lanes: 4 to a row, pairs of floats, one of each pair per
     // red instruction (c0 / c1 in two instructions).
     atomic_ = model::atomic_shape(4, 2, gpu);
-    // Plain stores: a float2 per lane where N is even (one full sector per row and
-    // instruction), else one float per instruction as the atomics.
-    store_ = p.n % 2 == 0 ? model::store_shape(4, 2, 2, gpu) : model::store_shape(4, 1, 2, gpu);
+    store_ = model::fragment_store_shape(p, gpu);
     plan_ = model::tc_copy_plan(c, gpu, c.threads(), &p);
     parts_.assign(std::size_t(c.threads() / 32), {});
     if (async_ && !(a_vec_ && b_vec_))

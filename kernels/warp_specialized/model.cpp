@@ -97,7 +97,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
       frag_alu_ = model::tc_fragment_alu(c, gpu, mma_, frag_cost_);
       stores_per_warp_ = std::max(1, c.warp_tile_m() * c.warp_tile_n() / 64);
     }
-    store_ = p.n % 2 == 0 ? model::store_shape(4, 2, 2, gpu) : model::store_shape(4, 1, 2, gpu);
+    store_ = model::fragment_store_shape(p, gpu);
   }
 
   std::string name() const override { return kernel_name(c_); }
@@ -403,9 +403,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
   std::vector<model::TcCopyPart> parts_;  // the producer's copy when an operand is unaligned
   bool parts_have_cp_async_ = false;
   int stores_per_warp_ = 1;
-  // The epilogue's stores: a float2 per lane, 4 lanes to a row, where N is even (one full
-  // sector per row and instruction); else one float per instruction.
-  sim::RequestShape store_;
+  sim::RequestShape store_;  // the epilogue's stores (model::fragment_store_shape)
   // Ampere
   MmaShape mma_;
   int kk_steps_ = 1;

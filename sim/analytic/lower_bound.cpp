@@ -171,8 +171,7 @@ double stream_kernel_cycles(const GpuSpec& gpu, const GemmProblem& p, int load_s
       std::max(bytes / nsm, busiest_count * std::min(cta_bytes, last)) * port_cycles_per_byte;
   // The slices take reads and writes on separate paths.
   const double l2_per_clk = gpu.l2.bandwidth.bytes_per_cycle(gpu.clocks.sustained);
-  const double slices =
-      std::max(bytes * load_slices, bytes * analytic::l2_write_cost(gpu)) / l2_per_clk;
+  const double slices = std::max(bytes * load_slices, bytes * gpu.l2.write_cost()) / l2_per_clk;
   return std::max(port, slices) + gpu.l2.hit_latency.value;
 }
 
@@ -277,10 +276,10 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
                          : busiest(ab_total + out_total, port_cta) / port_per_clk) +
       l2_hit;
   // The slices serve loads and reductions on one path, stores on another.
-  const double l2_s = (atomic ? ab_total + out_total * 2.0
-                              : std::max(ab_total, out_total * analytic::l2_write_cost(gpu))) /
-                          l2_per_clk +
-                      l2_hit;
+  const double l2_s =
+      (atomic ? ab_total + out_total * 2.0 : std::max(ab_total, out_total * gpu.l2.write_cost())) /
+          l2_per_clk +
+      l2_hit;
   // Every sector of A and B misses the (cold) L2 once.
   const double dram_s = (double(p.m) + double(p.n)) * double(p.k) * e / dram_per_clk + l2_hit +
                         dram_lat;

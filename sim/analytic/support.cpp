@@ -34,12 +34,6 @@ Launch launch_of(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p) 
   return l;
 }
 
-double l2_write_cost(const GpuSpec& gpu) {
-  return gpu.l2.write_bandwidth.bytes_per_s > 0
-             ? gpu.l2.bandwidth.bytes_per_s / gpu.l2.write_bandwidth.bytes_per_s
-             : 1.0;
-}
-
 double fma_per_s_per_sm(const GpuSpec& gpu, const GemmConfig& c) {
   const double hz = gpu.clocks.sustained.hz;
   if (!c.tensor_core()) return gpu.fp32.ops_per_clk_per_sm * hz;

@@ -30,9 +30,6 @@ double fma_per_s_per_sm(const GpuSpec& gpu, const GemmConfig& c);  // mma.sync, 
 double smem_bytes_per_s_per_sm(const GpuSpec& gpu);
 double l2_port_bytes_per_s_per_sm(const GpuSpec& gpu);
 double dram_bytes_per_s(const GpuSpec& gpu);  // sustained (measured streaming) bandwidth
-// Slice time of a byte stored, in bytes at l2.bandwidth (l2.bandwidth / l2.write_bandwidth;
-// 1 where the write bandwidth is not given).
-double l2_write_cost(const GpuSpec& gpu);
 
 // The instruction's K depth: mma.sync k for tensor cores, 1 for FFMA.
 int instruction_k(const GpuSpec& gpu, const GemmConfig& c);

@@ -540,9 +540,7 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
                     ? gpu.l2.bandwidth.bytes_per_s / gpu.l2.atomic_bandwidth.bytes_per_s
                     : 2.0;
   atomic_request_bytes = double(gpu.l2.atomic_request_overhead.value);
-  write_cost = gpu.l2.write_bandwidth.bytes_per_s > 0
-                   ? gpu.l2.bandwidth.bytes_per_s / gpu.l2.write_bandwidth.bytes_per_s
-                   : 1.0;
+  write_cost = gpu.l2.write_cost();
   min_request_bytes = double(gpu.l2.min_request_bytes.value);
   if (gpu.l2.port_write_bytes_per_clk > 0) {
     write_ports.assign(std::size_t(sm_count), Server{0, period / gpu.l2.port_write_bytes_per_clk});
