@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "hw/loader.hpp"
 #include "sim/gpu/memory_system.hpp"
+#include "validate/compare/csv.hpp"
 
 using namespace gemmsim;
 using namespace gemmsim::sim;
@@ -22,17 +21,11 @@ namespace {
 
 // name -> value of a microbenchmark CSV (name,value,unit,sm_clock_mhz,method).
 std::map<std::string, double> read_microbench(const std::string& file) {
-  std::ifstream in(std::string(GEMMSIM_SOURCE_DIR) + "/validate/data/h100/" + file);
-  REQUIRE(in.good());
+  const CsvTable t = read_csv(std::string(GEMMSIM_SOURCE_DIR) + "/validate/data/h100/" + file);
   std::map<std::string, double> values;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::stringstream ss(line);
-    std::string name, value;
-    std::getline(ss, name, ',');
-    std::getline(ss, value, ',');
-    values[name] = std::stod(value);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const CsvRecord r{t, i};
+    values[r.str("name")] = r.num("value");
   }
   return values;
 }
