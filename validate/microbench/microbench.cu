@@ -1114,6 +1114,15 @@ class Runner {
     CK(cudaEventElapsedTime(&ms, e0_, e1_));
     return ms;
   }
+  // One untimed launch (warm-up: caches, code), then the median of 5 timed ones.
+  template <class F>
+  float warm_median_ms(F&& launch) {
+    launch();
+    CKL();
+    std::vector<float> t;
+    for (int r = 0; r < 5; ++r) t.push_back(time_ms(launch));
+    return median_of(t);
+  }
   void add(const std::string& name, double v, const std::string& unit, double mhz,
            const std::string& method) {
     rows_.push_back(Row{name, v, unit, mhz, method});
@@ -2052,15 +2061,10 @@ class Runner {
     auto* d = reinterpret_cast<float*>(dst.p);
     for (const Case& c : cases) {
       const int groups = warps / c.sharers;
-      auto median_ms = [&](int per) {
-        red_pattern_kernel<<<blocks, threads>>>(d, c.pattern, c.stride, per, region, groups);
-        CKL();  // warm: targets into L2
-        std::vector<float> t;
-        for (int r = 0; r < 5; ++r)
-          t.push_back(time_ms([&] {
-            red_pattern_kernel<<<blocks, threads>>>(d, c.pattern, c.stride, per, region, groups);
-          }));
-        return median_of(t);
+      auto median_ms = [&](int per) {  // the warm-up brings the targets into L2
+        return warm_median_ms([&] {
+          red_pattern_kernel<<<blocks, threads>>>(d, c.pattern, c.stride, per, region, groups);
+        });
       };
       const float t32 = median_ms(32), t64 = median_ms(64);
       const double ops = static_cast<double>(blocks) * threads * 32;  // the difference's
@@ -2110,8 +2114,8 @@ class Runner {
     const unsigned large = 1u << 30;  // 1 GiB: from and to DRAM
     const DevBuffer buf(large, 0);
     auto* p = reinterpret_cast<float*>(buf.p);
-    int* smids = nullptr;
-    CK(cudaMalloc(&smids, sizeof(int) * 4096));
+    const DevBuffer smid_buf(sizeof(int) * 4096, 0);
+    int* smids = reinterpret_cast<int*>(smid_buf.p);
     struct Case {
       const char* op;
       int vec, lanes_per_row, sms;  // sms: 0 = all, 4 x 256 threads each; else 1 x 1024 each
@@ -2164,9 +2168,8 @@ class Runner {
     // One block per SM for the partial cases: 1024 threads and more than half the SM's
     // shared memory.
     const int big_smem = static_cast<int>(prop_.sharedMemPerMultiprocessor / 2 + 16384);
-    auto launcher = [&](const Case& c) -> std::function<void(int)> {
-      const bool partial = c.sms != 0;
-      const int blocks = partial ? c.sms : sms_ * 4, threads = partial ? 1024 : 256;
+    auto launcher = [&](const Case& c, bool partial, int blocks,
+                        int threads) -> std::function<void(int)> {
       const int smem = partial ? big_smem : (std::string(c.op) == "cp" ? 8 * 256 * 16 : 0);
       const unsigned footprint = c.dram ? large : small;
       auto go = [=, this](auto kernel) -> std::function<void(int)> {
@@ -2189,13 +2192,9 @@ class Runner {
     for (const Case& c : cases) {
       const bool partial = c.sms != 0;
       const int blocks = partial ? c.sms : sms_ * 4, threads = partial ? 1024 : 256;
-      const auto launch = launcher(c);
-      auto median_ms = [&](int per) {
-        launch(per);  // warm: the footprint into L2
-        CKL();
-        std::vector<float> t;
-        for (int r = 0; r < 5; ++r) t.push_back(time_ms([&] { launch(per); }));
-        return median_of(t);
+      const auto launch = launcher(c, partial, blocks, threads);
+      auto median_ms = [&](int per) {  // the warm-up brings the footprint into L2
+        return warm_median_ms([&] { launch(per); });
       };
       const int lo = c.dram ? 256 : 64, hi = 2 * lo;
       const float t_lo = median_ms(lo), t_hi = median_ms(hi);
@@ -2228,7 +2227,6 @@ class Runner {
       add(name + "_requests", instr * rows / secs / 1e9, "G/s", nvml_mhz(), what);
       add(name + "_bytes", instr * 32 * c.vec / secs / 1e9, "GB/s", nvml_mhz(), "the same, bytes");
     }
-    cudaFree(smids);
   }
 
   void l2_requests() {
