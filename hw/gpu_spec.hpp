@@ -124,6 +124,10 @@ struct L2Spec {
   // first writes back the lines that became dirty longest ago (they stay resident, clean).
   // 0: no limit.
   double dirty_fraction = 0;
+  // The L2 request coalescer (GH100's LRC): a read of sectors that an earlier read asked for
+  // less than this long before is answered with that read's data and takes no slice time of
+  // its own. 0: no coalescing.
+  Cycles coalescing_window;
 };
 
 struct DramSpec {
@@ -169,6 +173,9 @@ struct GpuSpec {
   std::string arch;         // "volta", "turing", "ampere", "hopper"
   int compute_capability = 0;  // 70, 75, 80, 86, 90
   int sm_count = 0;
+  // Graphics processing clusters the SMs are grouped in (0: not given, taken as one). Consecutive
+  // SM indices are in different GPCs (sm % gpcs), as the block scheduler spreads consecutive CTAs.
+  int gpcs = 0;
   ClockSpec clocks;
   SmSpec sm;
   PipeSpec fp32;

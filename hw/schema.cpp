@@ -55,6 +55,11 @@ std::vector<FieldSpec> build_schema() {
       required("sm_count", GPU_FIELD(sm_count), 1, 1024,
                "Streaming multiprocessors enabled on "
                "this SKU."),
+      optional("gpcs", GPU_FIELD(gpcs), 0, 64,
+               "Graphics processing clusters (GPCs) the SMs are grouped in; SM i is in GPC "
+               "i mod gpcs, as the block scheduler spreads consecutive CTAs over the GPCs. Used "
+               "by l2.coalescing_window (a coalesced response returns to one GPC). Omitted or "
+               "0: one."),
       required("launch_overhead", GPU_FIELD(launch_overhead), 0, 1 * ms,
                "Host launch to the first CTA starting, for kernels launched back to back in one "
                "stream; added once per kernel."),
@@ -219,6 +224,11 @@ std::vector<FieldSpec> build_schema() {
                "What each L2 request of reductions (one warp instruction's lanes on one line) "
                "costs its slice besides its sector updates, in bytes at l2.atomic_bandwidth. "
                "Omitted: 0."),
+      optional("l2.coalescing_window", GPU_FIELD(l2.coalescing_window), 0, 100000,
+               "An L2 request coalescer in front of the slices (Hopper's LRC): a read of "
+               "sectors that another read (from any SM) asked the same slice for less than this "
+               "long before is answered with that read's data and takes no slice time itself (it "
+               "still crosses the SM's link). Omitted or 0: every read takes its slice."),
       required("l2.port_bytes_per_clk", GPU_FIELD(l2.port_bytes_per_clk), 1, 1024,
                "Bytes per SM clock that one SM's link to the L2 carries, reads and writes "
                "together (bounds a single SM's L2 bandwidth)."),

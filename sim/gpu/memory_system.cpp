@@ -193,6 +193,24 @@ struct MemorySystem::Impl {
   // Each slice serves reads (and reductions) and writes on separate paths: stores arrive on the
   // crossbar's SM-to-L2 direction, read data leaves on the other.
   std::vector<Server> ports, write_ports, slice_servers, slice_write_servers, channels;
+  // The request coalescer (l2.coalescing_window): per slice, a direct-mapped table of the
+  // latest read of each line, with when it arrived and when the slice finishes serving it. A
+  // read of sectors that the entry holds, arriving within the window, leaves with that read.
+  // The window is short next to the time a slice takes for the 256 entries, so the table
+  // loses a merge only where two lines collide on one entry.
+  struct QueuedRead {
+    std::uint64_t line = ~std::uint64_t{0};
+    double arrived_ps = 0, served_ps = 0;
+    std::uint8_t sectors = 0;
+  };
+  static constexpr std::uint32_t kCoalescerEntries = 256;
+  std::vector<QueuedRead> coalescer;  // [slice * kCoalescerEntries + entry]; empty: none
+  double coalescing_window_ps = 0;
+  std::uint32_t coalescing_groups = 1;  // gpcs: reads coalesce only within one GPC
+  QueuedRead& coalescer_entry(std::uint32_t slice, std::uint64_t line) {
+    const auto e = static_cast<std::uint32_t>((line * 0x9E3779B97F4A7C15ull) >> 56);  // 8 bits
+    return coalescer[std::size_t(slice) * kCoalescerEntries + e];
+  }
   // DRAM latency under load: dram.loaded_latency x rho / sqrt(1 - rho), rho = the DRAM bytes
   // of the last window / what dram.sustained moves in it (the abscissa of the microbenchmark
   // the parameter comes from), held at rho_max beyond.
@@ -546,6 +564,11 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
     write_ports.assign(std::size_t(sm_count), Server{0, period / gpu.l2.port_write_bytes_per_clk});
   }
   channels.assign(std::size_t(gpu.dram.channels), Server{0, period / chan_bpc});
+  if (gpu.l2.coalescing_window.value > 0) {
+    coalescer.assign(std::size_t(slices) * kCoalescerEntries, QueuedRead{});
+    coalescing_window_ps = double(clock.ticks(gpu.l2.coalescing_window.value));
+    coalescing_groups = static_cast<std::uint32_t>(std::max(1, gpu.gpcs));
+  }
 
   if (!opt.narrow_l2_tags) {
     widen_l2();
@@ -587,8 +610,9 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   const typename L2::Set set = l2_store<L2>().set(set_index);
   const auto l2_tag = static_cast<typename L2::Tag>(tag);  // fits: access() widens the store
   std::uint32_t way = set.find(l2_tag);
+  const bool resident = way != L2::kNone;
   Tick victim_gone = 0;
-  if (way == L2::kNone) {
+  if (!resident) {
     way = set.victim();
     if (set.occupied(way) && set.dirty(way)) {
       victim_gone = write_back(set_index, set.tag(way), set.dirty(way));
@@ -623,9 +647,25 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   Server& port = kind == L2Kind::Read || write_ports.empty() ? ports[std::size_t(sm)]
                                                              : write_ports[std::size_t(sm)];
   const double f_port = port.reserve(now, bytes, port_busy_ps);
-  const double f_slice =
-      (kind == L2Kind::Write ? slice_write_servers : slice_servers)[slice].reserve(
-          now, slice_bytes(kind, bytes, n), l2_busy_ps);
+  // A read of a resident line whose sectors an earlier read asked for within the coalescing
+  // window leaves with that read: no slice time of its own, and the tag stage never sees it.
+  QueuedRead* queued = nullptr;
+  bool coalesced = false;
+  if (kind == L2Kind::Read && !coalescer.empty()) {
+    queued = &coalescer_entry(
+        slice, pend_line[i] * coalescing_groups + std::uint64_t(sm % int(coalescing_groups)));
+    coalesced = resident && queued->line == pend_line[i] &&
+                now < queued->arrived_ps + coalescing_window_ps && (need & ~queued->sectors) == 0;
+  }
+  double f_slice = 0;
+  if (coalesced) {
+    f_slice = queued->served_ps;
+    counters.l2_coalesced_bytes += std::uint64_t{n} * sector_bytes;
+  } else {
+    f_slice = (kind == L2Kind::Write ? slice_write_servers : slice_servers)[slice].reserve(
+        now, slice_bytes(kind, bytes, n), l2_busy_ps);
+    if (queued != nullptr) *queued = QueuedRead{pend_line[i], now, f_slice, need};
+  }
   // Back-pressure from DRAM writes: the slice serves the request once the victim it displaced
   // has been written out, so a stream of dirty evictions runs at the channels' pace.
   const Tick served = std::max(ceil_tick(std::max(f_port, f_slice)), victim_gone);
@@ -654,8 +694,10 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     }
     return done;
   }
-  counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
-  counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
+  if (!coalesced) {
+    counters.l2_sector_hits += static_cast<std::uint64_t>(popcount(hits));
+    counters.l2_sector_misses += static_cast<std::uint64_t>(popcount(misses));
+  }
 
   Tick done = now_tick;
   const Tick hit_done = served + l2_hit + far;

@@ -92,6 +92,9 @@ struct MemoryCounters {
   std::uint64_t l1_sector_hits = 0;
   std::uint64_t l1_sector_misses = 0;
   std::uint64_t l2_bytes = 0;  // bytes served by L2 to the SMs (reads + writes)
+  // Of l2_bytes, reads the request coalescer answered with an earlier read's data (they take no
+  // slice time and are not L2 sector hits or misses, as Nsight Compute's lts__t counters).
+  std::uint64_t l2_coalesced_bytes = 0;
   Tick dram_busy = 0;          // sum over channels of busy time
   Tick l2_busy = 0;            // sum over slices of busy time
   double l2_hit_rate_pct() const {

@@ -192,6 +192,12 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   out.counters["gpu__time_duration.sum"] = double(s.end - s.start) / 1e3;  // ns
   out.counters["dram__bytes_read.sum"] = double(after.dram_bytes_read - before.dram_bytes_read);
   out.counters["dram__bytes_write.sum"] = double(after.dram_bytes_write - before.dram_bytes_write);
+  // Bytes through the slices' tag stage: what the L2 moved for the SMs, less the reads the
+  // request coalescer answered, plus the fills from DRAM (Nsight Compute's lts__t_bytes counts
+  // those too: 1.27 x the tile bytes on a skinny row whose B comes from DRAM once).
+  out.counters["lts__t_bytes.sum"] = double((after.l2_bytes - before.l2_bytes) -
+                                            (after.l2_coalesced_bytes - before.l2_coalesced_bytes) +
+                                            (after.dram_bytes_read - before.dram_bytes_read));
   out.counters["lts__t_sector_hit_rate.pct"] =
       l2_sectors > 0 ? 100.0 * double(after.l2_sector_hits - before.l2_sector_hits) / l2_sectors
                      : 0.0;

@@ -1169,3 +1169,57 @@ TEST_CASE("Memory-system lookup rate on a 4096^3 GEMM stream issued all at once"
   report("open loop", mem, g, watch, end);
   CHECK(g.calls == std::uint64_t(GemmStream::kCtas) * GemmStream::kSteps * 64);
 }
+
+SCENARIO("The L2 request coalescer answers a read of the same sectors from the same GPC",
+         "[memory]") {
+  // configs/hw/h100.yaml, l2.coalescing_window: Nsight Compute's lts__t_bytes is 0.6-0.9 of
+  // the tile bytes GEMM CTAs load, so reads of one line by several SMs reach a slice once.
+  GIVEN("a GPU of 2 GPCs whose coalescer merges reads within 50 cycles") {
+    GpuSpec gpu = test::small_test_gpu();
+    gpu.gpcs = 2;
+    gpu.l2.coalescing_window = Cycles{50};
+    const ClockDomain clock{gpu.clocks.sustained};
+    const Segment line{kBase, 128};
+    const Tick t = 1000 * kCycle;  // the line is resident by then
+    // Slice cycles and L2 sector lookups of SM `second`'s read of the line `delay` after SM 0's.
+    auto second_read = [&](const GpuSpec& g, int second, Tick delay) {
+      MemorySystem mem{g, clock};
+      mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&line, 1), 0);
+      mem.access(0, MemOp::LoadBypassL1, std::span<const Segment>(&line, 1), t);
+      const MemoryCounters before = mem.counters();
+      const Tick done =
+          mem.access(second, MemOp::LoadBypassL1, std::span<const Segment>(&line, 1), t + delay);
+      const MemoryCounters after = mem.counters();
+      struct Out {
+        double slice_cycles;
+        std::uint64_t lookups;
+        Tick done;
+      };
+      return Out{double(after.l2_busy - before.l2_busy) / double(kCycle),
+                 after.l2_sector_hits + after.l2_sector_misses - before.l2_sector_hits -
+                     before.l2_sector_misses,
+                 done};
+    };
+    THEN(
+        "SM 2 (GPC 0) 10 cycles later takes no slice time and no lookup, and gets the data at "
+        "the earlier read's time plus its own latency") {
+      const auto r = second_read(gpu, 2, 10 * kCycle);
+      CHECK(r.slice_cycles == Approx(0.0));
+      CHECK(r.lookups == 0);
+      CHECK(r.done <= t + 10 * kCycle + 200 * kCycle + 3 * kCycle);
+    }
+    THEN("SM 1 (GPC 1) at the same time is served by the slice itself") {
+      const auto r = second_read(gpu, 1, 10 * kCycle);
+      CHECK(r.slice_cycles == Approx(2.0));  // 128 B at 64 B/clk
+      CHECK(r.lookups == 4);
+    }
+    THEN("SM 2 after the window is served by the slice itself") {
+      CHECK(second_read(gpu, 2, 60 * kCycle).slice_cycles == Approx(2.0));
+    }
+    THEN("without a window every read takes its slice") {
+      GpuSpec off = gpu;
+      off.l2.coalescing_window = Cycles{0};
+      CHECK(second_read(off, 2, 10 * kCycle).slice_cycles == Approx(2.0));
+    }
+  }
+}

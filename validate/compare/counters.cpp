@@ -24,6 +24,7 @@ constexpr Metric kMetrics[] = {
     {"dram__bytes_read.sum", false},
     {"dram__bytes_write.sum", false},
     {"lts__t_sector_hit_rate.pct", true},
+    {"lts__t_bytes.sum", false},
     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", false},
     {"gpu__time_duration.sum", false},
 };

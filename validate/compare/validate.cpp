@@ -333,19 +333,22 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
     std::ofstream f(o.rows_csv);
     if (!f) throw UserError(fmt::format("--rows '{}': cannot write the file", o.rows_csv));
     f << "kernel,family,dtype,m,n,k,sm_clock_mhz,measured_us,predicted_us,error_pct,bound,"
-         "regs_measured,regs_estimate,pred_dram_bytes_read,pred_l2_hit_pct,pred_smem_bank_conflicts\n";
+         "regs_measured,regs_estimate,pred_dram_bytes_read,pred_l2_hit_pct,pred_smem_bank_"
+         "conflicts,"
+         "pred_lts_bytes\n";
     for (const auto& r : results) {
       auto counter = [&](const char* name) {
         const auto it = r.counters.find(name);
         return it == r.counters.end() ? 0.0 : it->second;
       };
-      f << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{},{},{},{:.2f},{}\n", r.row.kernel,
-                       family_name(r.row.config.family), dtype_name(r.row.config.dtype),
-                       r.row.problem.m, r.row.problem.n, r.row.problem.k, r.row.sm_clock_mhz,
-                       r.row.median_us, r.predicted_us, r.error_pct, r.bound,
-                       r.row.regs_per_thread, r.regs_estimate, counter("dram__bytes_read.sum"),
-                       counter("lts__t_sector_hit_rate.pct"),
-                       counter("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"));
+      f << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{},{},{},{:.2f},{},{}\n",
+                       r.row.kernel, family_name(r.row.config.family),
+                       dtype_name(r.row.config.dtype), r.row.problem.m, r.row.problem.n,
+                       r.row.problem.k, r.row.sm_clock_mhz, r.row.median_us, r.predicted_us,
+                       r.error_pct, r.bound, r.row.regs_per_thread, r.regs_estimate,
+                       counter("dram__bytes_read.sum"), counter("lts__t_sector_hit_rate.pct"),
+                       counter("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"),
+                       counter("lts__t_bytes.sum"));
     }
   }
   const int code = failures.empty() ? 0 : 1;
