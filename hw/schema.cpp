@@ -126,7 +126,8 @@ std::vector<FieldSpec> build_schema() {
       optional("fp32.outer_product_ops_per_clk_per_sm",
                GPU_FIELD(fp32.outer_product_ops_per_clk_per_sm), 0, 4096,
                "FFMAs per SM clock a GEMM's register outer product issues (each FFMA reads two "
-               "fragment registers and an accumulator), where that is below "
+               "fragment registers and an accumulator) with the shared-memory loads that feed "
+               "the next k step interleaved, as the SIMT kernels issue them, where that is below "
                "fp32.ops_per_clk_per_sm. Omitted or 0: fp32.ops_per_clk_per_sm."),
       required("fp64.ops_per_clk_per_sm", GPU_FIELD(fp64.ops_per_clk_per_sm), 0, 4096,
                "FP64 lanes per SM: DFMA retired per SM clock."),

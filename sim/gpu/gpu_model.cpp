@@ -153,7 +153,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
   const int nsp = std::max(1, gpu_.sm.sub_partitions);
   const double issue_cycles = 1.0 / std::max(1, gpu_.sm.issue_per_clk);
   // Cycles one warp instruction occupies its sub-partition's pipe.
-  // FFMA batches are the SIMT kernels' outer products: at the rate measured for them.
+  // FFMA batches are the SIMT kernels' outer products: at the rate measured for them with their
+  // shared loads interleaved (those loads' own issue then fits in the pipe's idle slots).
   const double fma_rate =
       gpu_.fp32.outer_product_ops_per_clk_per_sm > 0
           ? std::min(gpu_.fp32.outer_product_ops_per_clk_per_sm, gpu_.fp32.ops_per_clk_per_sm)
