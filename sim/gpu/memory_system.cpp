@@ -194,10 +194,10 @@ struct MemorySystem::Impl {
   // crossbar's SM-to-L2 direction, read data leaves on the other.
   std::vector<Server> ports, write_ports, slice_servers, slice_write_servers, channels;
   // The request coalescer (l2.coalescing_window): per slice, a direct-mapped table of the
-  // latest read of each line, with when it arrived and when the slice finishes serving it. A
-  // read of sectors that the entry holds, arriving within the window, leaves with that read.
-  // The window is short next to the time a slice takes for the 256 entries, so the table
-  // loses a merge only where two lines collide on one entry.
+  // latest read of each (line, GPC), with when it arrived and when the slice finishes serving
+  // it. A read from the same GPC of sectors the entry holds, arriving within the window, leaves
+  // with that read (a merged response returns to one GPC). The window is short next to the
+  // time a slice takes for 256 reads, so the table loses a merge only where two keys collide.
   struct QueuedRead {
     std::uint64_t line = ~std::uint64_t{0};
     double arrived_ps = 0, served_ps = 0;
