@@ -199,7 +199,7 @@ struct MemorySystem::Impl {
   // with that read (a merged response returns to one GPC). The window is short next to the
   // time a slice takes for 256 reads, so the table loses a merge only where two keys collide.
   struct QueuedRead {
-    std::uint64_t line = ~std::uint64_t{0};
+    std::uint64_t key = ~std::uint64_t{0};  // line x gpcs + the reader's GPC
     double arrived_ps = 0, served_ps = 0;
     std::uint8_t sectors = 0;
   };
@@ -207,8 +207,8 @@ struct MemorySystem::Impl {
   std::vector<QueuedRead> coalescer;  // [slice * kCoalescerEntries + entry]; empty: none
   double coalescing_window_ps = 0;
   std::uint32_t coalescing_groups = 1;  // gpcs: reads coalesce only within one GPC
-  QueuedRead& coalescer_entry(std::uint32_t slice, std::uint64_t line) {
-    const auto e = static_cast<std::uint32_t>((line * 0x9E3779B97F4A7C15ull) >> 56);  // 8 bits
+  QueuedRead& coalescer_entry(std::uint32_t slice, std::uint64_t key) {
+    const auto e = static_cast<std::uint32_t>((key * 0x9E3779B97F4A7C15ull) >> 56);  // 8 bits
     return coalescer[std::size_t(slice) * kCoalescerEntries + e];
   }
   // DRAM latency under load: dram.loaded_latency x rho / sqrt(1 - rho), rho = the DRAM bytes
@@ -650,12 +650,13 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   // A read of a resident line whose sectors an earlier read asked for within the coalescing
   // window leaves with that read: no slice time of its own, and the tag stage never sees it.
   QueuedRead* queued = nullptr;
+  std::uint64_t key = 0;
   bool coalesced = false;
   if (kind == L2Kind::Read && !coalescer.empty()) {
-    queued = &coalescer_entry(
-        slice, pend_line[i] * coalescing_groups + std::uint64_t(sm % int(coalescing_groups)));
-    coalesced = resident && queued->line == pend_line[i] &&
-                now < queued->arrived_ps + coalescing_window_ps && (need & ~queued->sectors) == 0;
+    key = pend_line[i] * coalescing_groups + std::uint64_t(sm % int(coalescing_groups));
+    queued = &coalescer_entry(slice, key);
+    coalesced = resident && queued->key == key && now < queued->arrived_ps + coalescing_window_ps &&
+                (need & ~queued->sectors) == 0;
   }
   double f_slice = 0;
   if (coalesced) {
@@ -664,7 +665,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   } else {
     f_slice = (kind == L2Kind::Write ? slice_write_servers : slice_servers)[slice].reserve(
         now, slice_bytes(kind, bytes, n), l2_busy_ps);
-    if (queued != nullptr) *queued = QueuedRead{pend_line[i], now, f_slice, need};
+    if (queued != nullptr) *queued = QueuedRead{key, now, f_slice, need};
   }
   // Back-pressure from DRAM writes: the slice serves the request once the victim it displaced
   // has been written out, so a stream of dirty evictions runs at the channels' pace.

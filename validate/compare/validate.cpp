@@ -333,9 +333,8 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
     std::ofstream f(o.rows_csv);
     if (!f) throw UserError(fmt::format("--rows '{}': cannot write the file", o.rows_csv));
     f << "kernel,family,dtype,m,n,k,sm_clock_mhz,measured_us,predicted_us,error_pct,bound,"
-         "regs_measured,regs_estimate,pred_dram_bytes_read,pred_l2_hit_pct,pred_smem_bank_"
-         "conflicts,"
-         "pred_lts_bytes\n";
+         "regs_measured,regs_estimate,pred_dram_bytes_read,pred_l2_hit_pct,"
+         "pred_smem_bank_conflicts,pred_lts_bytes\n";
     for (const auto& r : results) {
       auto counter = [&](const char* name) {
         const auto it = r.counters.find(name);
