@@ -29,9 +29,17 @@ MmaShape mma_shape_for(const GemmConfig& c, const GpuSpec& gpu) {
 // fragments, register-staged tiles) plus the addressing and loop state of our kernels' code,
 // which ptxas reports at 55-85 registers across the library (validate/data/h100, column
 // regs_per_thread); capped where the kernel's __launch_bounds__ makes the compiler spill.
+namespace {
+constexpr int kTiledAddressing = 40;
+}  // namespace
+
+int tiled_two_step_regs(const GemmConfig& c) {
+  const int staged = (c.block_m + c.block_n) * c.block_k / std::max(1, c.threads());
+  return c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + staged + kTiledAddressing;
+}
+
 ResourceUsage estimate_resources(const GemmConfig& c, const GpuSpec& gpu) {
   constexpr int kAddressing = 60;  // tensor-core and pipelined SIMT kernels
-  constexpr int kTiledAddressing = 40;
   ResourceUsage r;
   r.threads = c.threads();
   r.warps = r.threads / 32;

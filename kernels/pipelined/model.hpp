@@ -9,8 +9,10 @@
 
 namespace gemmsim {
 
+// `regs_per_thread`: the compiled kernel's register count (0: estimate_resources()' estimate).
 std::unique_ptr<sim::KernelModel> make_tensor_pipelined_model(const GemmConfig& c,
                                                               const GemmProblem& p,
-                                                              const GpuSpec& gpu);
+                                                              const GpuSpec& gpu,
+                                                              int regs_per_thread = 0);
 
 }  // namespace gemmsim

@@ -52,14 +52,15 @@ enum Phase {
 
 class TensorPipelinedModel final : public sim::KernelModel {
  public:
-  TensorPipelinedModel(const GemmConfig& c, const GemmProblem& p, const GpuSpec& gpu)
+  TensorPipelinedModel(const GemmConfig& c, const GemmProblem& p, const GpuSpec& gpu,
+                       int regs_per_thread)
       : c_(c), p_(p), map_(p, c.dtype), raster_(c, p), async_(gpu.features.cp_async) {
     const ResourceUsage r = estimate_resources(c, gpu);
     geo_.dtype = c.dtype;
     geo_.ctas = raster_.ctas();
     geo_.threads_per_cta = r.threads;
     geo_.warps_per_cta = r.warps;
-    geo_.regs_per_thread = r.regs_per_thread;
+    geo_.regs_per_thread = regs_per_thread > 0 ? regs_per_thread : r.regs_per_thread;
     geo_.smem_per_cta = r.smem_bytes;
     mma_ = mma_shape_for(c, gpu);
     // sm_70's mma.m8n8k4 runs one 8x8x4 product per quad-pair: four per warp instruction.
@@ -428,8 +429,9 @@ class TensorPipelinedModel final : public sim::KernelModel {
 
 std::unique_ptr<sim::KernelModel> make_tensor_pipelined_model(const GemmConfig& c,
                                                               const GemmProblem& p,
-                                                              const GpuSpec& gpu) {
-  return std::make_unique<TensorPipelinedModel>(c, p, gpu);
+                                                              const GpuSpec& gpu,
+                                                              int regs_per_thread) {
+  return std::make_unique<TensorPipelinedModel>(c, p, gpu, regs_per_thread);
 }
 
 }  // namespace gemmsim

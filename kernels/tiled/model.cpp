@@ -39,14 +39,18 @@ enum Phase { kLoad, kStore, kBarrier, kLoadNext, kLds, kMath, kAfterCompute, kEp
 
 class SimtModel final : public sim::KernelModel {
  public:
-  SimtModel(const GemmConfig& c, const GemmProblem& p, const GpuSpec& gpu)
-      : c_(c), p_(p), map_(p, DType::F32), raster_(c, p), double_buffered_(c.family != Family::Tiled) {
+  SimtModel(const GemmConfig& c, const GemmProblem& p, const GpuSpec& gpu, int regs_per_thread)
+      : c_(c),
+        p_(p),
+        map_(p, DType::F32),
+        raster_(c, p),
+        double_buffered_(c.family != Family::Tiled) {
     const ResourceUsage r = estimate_resources(c, gpu);
     geo_.dtype = DType::F32;
     geo_.ctas = raster_.ctas();
     geo_.threads_per_cta = r.threads;
     geo_.warps_per_cta = r.warps;
-    geo_.regs_per_thread = r.regs_per_thread;
+    geo_.regs_per_thread = regs_per_thread > 0 ? regs_per_thread : r.regs_per_thread;
     geo_.smem_per_cta = r.smem_bytes;
     build_plans(gpu);
     // Atomic epilogue: lane x of a row adds float x (tiled) or float 4x + q (pipelined: each
@@ -219,11 +223,12 @@ class SimtModel final : public sim::KernelModel {
     const SmemCost a_only = frag.a;
     halves_ = c_.block_k >= 2 ? 2 : 1;
     steps_per_half_ = c_.block_k / halves_;
-    if (!vector_kernel && c_.thread_n > 1) {
-      // The compiled tiled kernel keeps one B value live at a time (SASS, sm_90, 8x8 and 4x4
-      // thread tiles): per k step it loads the A values and the first B value, then each
-      // further B value just before the thread_m FFMAs that use it, so every k step waits out
-      // the shared-load latency thread_n - 1 more times.
+    if (!vector_kernel && c_.thread_n > 1 && geo_.regs_per_thread <= tiled_two_step_regs(c_)) {
+      // A tiled kernel compiled with few registers keeps one B value live at a time (SASS,
+      // sm_90, 8x8 and 4x4 thread tiles; legality.hpp): per k step it loads the A values and
+      // the first B value, then each further B value just before the thread_m FFMAs that use
+      // it, so every k step waits out the shared-load latency thread_n - 1 more times. With
+      // registers beyond two steps' fragments it loads a step ahead and does not wait.
       const std::uint32_t b_insts = lds_.insts - a_only.insts;
       const std::uint32_t b_wf = lds_.wavefronts - a_only.wavefronts;
       chain_ = std::uint32_t(c_.thread_n - 1) * std::uint32_t(steps_per_half_);
@@ -316,8 +321,8 @@ SimtFragmentCost simt_fragment_cost(const GemmConfig& c, const GpuSpec& gpu) {
 }  // namespace model
 
 std::unique_ptr<sim::KernelModel> make_simt_model(const GemmConfig& c, const GemmProblem& p,
-                                                  const GpuSpec& gpu) {
-  return std::make_unique<SimtModel>(c, p, gpu);
+                                                  const GpuSpec& gpu, int regs_per_thread) {
+  return std::make_unique<SimtModel>(c, p, gpu, regs_per_thread);
 }
 
 }  // namespace gemmsim

@@ -21,7 +21,8 @@ struct SimtFragmentCost {
 SimtFragmentCost simt_fragment_cost(const GemmConfig& c, const GpuSpec& gpu);
 }  // namespace model
 
+// `regs_per_thread`: the compiled kernel's register count (0: estimate_resources()' estimate).
 std::unique_ptr<sim::KernelModel> make_simt_model(const GemmConfig& c, const GemmProblem& p,
-                                                  const GpuSpec& gpu);
+                                                  const GpuSpec& gpu, int regs_per_thread = 0);
 
 }  // namespace gemmsim

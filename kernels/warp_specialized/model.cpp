@@ -57,14 +57,15 @@ enum Phase {
 
 class WarpSpecializedModel final : public sim::KernelModel {
  public:
-  WarpSpecializedModel(const GemmConfig& c, const GemmProblem& p, const GpuSpec& gpu)
+  WarpSpecializedModel(const GemmConfig& c, const GemmProblem& p, const GpuSpec& gpu,
+                       int regs_per_thread)
       : c_(c), p_(p), map_(p, c.dtype), raster_(c, p), hopper_(ws_hopper(c)) {
     const ResourceUsage r = estimate_resources(c, gpu);
     geo_.dtype = c.dtype;
     geo_.ctas = raster_.ctas();
     geo_.threads_per_cta = r.threads;
     geo_.warps_per_cta = r.warps;
-    geo_.regs_per_thread = r.regs_per_thread;
+    geo_.regs_per_thread = regs_per_thread > 0 ? regs_per_thread : r.regs_per_thread;
     geo_.smem_per_cta = r.smem_bytes;
     const int cw = ws_consumer_warps(c);
     geo_.mbarrier_counts.assign(2 * c.stages, std::uint32_t(cw));  // EMPTY: one per consumer warp
@@ -423,8 +424,9 @@ class WarpSpecializedModel final : public sim::KernelModel {
 
 std::unique_ptr<sim::KernelModel> make_warp_specialized_model(const GemmConfig& c,
                                                               const GemmProblem& p,
-                                                              const GpuSpec& gpu) {
-  return std::make_unique<WarpSpecializedModel>(c, p, gpu);
+                                                              const GpuSpec& gpu,
+                                                              int regs_per_thread) {
+  return std::make_unique<WarpSpecializedModel>(c, p, gpu, regs_per_thread);
 }
 
 }  // namespace gemmsim

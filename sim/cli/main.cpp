@@ -91,6 +91,7 @@ struct PredictOptions {
   int split_k = 1, swizzle = 1;
   bool json = false;
   std::string l2_start = "clean";  // --l2-start
+  int regs = 0;                    // --regs (0: estimate)
   traces::TraceRequest traces;  // --trace, --report, --critical-path and their filters
 };
 
@@ -206,8 +207,9 @@ int run_predict(const PredictOptions& o) {
           "--l2-start memset-flush cannot be combined with --trace, --report or "
           "--critical-path (they follow a run from a clean L2)");
   }
-  const Prediction pred = o.traces.active() ? traces::predict_traced(gpu, c, p, o.traces)
-                                            : predict(gpu, c, p, nullptr, start);
+  const Prediction pred = o.traces.active()
+                              ? traces::predict_traced(gpu, c, p, o.traces, o.regs)
+                              : predict(gpu, c, p, {.l2_start = start, .regs_per_thread = o.regs});
   if (o.json)
     std::cout << to_json(pred).dump(2) << "\n";
   else
@@ -263,6 +265,10 @@ int main(int argc, char** argv) {
                  "L2 at the first launch: clean, or memset-flush (right after gemmsim-bench's "
                  "flush, a memset over 2x L2, which leaves dirty lines to write back)")
       ->capture_default_str();
+  app.add_option("--regs", o.regs,
+                 "Registers per thread of the compiled kernel (ptxas -v), which sets how many "
+                 "CTAs fit an SM (default: estimated from the tile shapes)")
+      ->check(CLI::Range(1, 255));
   traces::add_trace_options(app, o.traces);
 
   // gemmsim hw show <gpu>
@@ -290,6 +296,10 @@ int main(int argc, char** argv) {
   val->add_option("--l2-start", vo.l2_start,
                   "L2 each timed row starts from: clean, or memset-flush (the data set's "
                   "method, simulated; see README)")
+      ->capture_default_str();
+  val->add_option("--regs", vo.regs,
+                  "Register counts: recorded (the compiled kernel's, from each row; the estimate "
+                  "where a row has none) or estimate (from the tile shapes)")
       ->capture_default_str();
   val->add_option("--model", vo.model,
                   "des (simulator), cutlass-latency, ws-recurrence, roofline or cosma (ranking only)")

@@ -20,11 +20,13 @@ namespace gemmsim {
 namespace {
 
 std::unique_ptr<sim::KernelModel> make_main_model(const GemmConfig& c, const GemmProblem& p,
-                                                  const GpuSpec& gpu) {
-  if (!c.tensor_core()) return make_simt_model(c, p, gpu);
+                                                  const GpuSpec& gpu, int regs) {
+  if (!c.tensor_core()) return make_simt_model(c, p, gpu, regs);
   switch (c.family) {
-    case Family::Pipelined: return make_tensor_pipelined_model(c, p, gpu);
-    case Family::WarpSpecialized: return make_warp_specialized_model(c, p, gpu);
+    case Family::Pipelined:
+      return make_tensor_pipelined_model(c, p, gpu, regs);
+    case Family::WarpSpecialized:
+      return make_warp_specialized_model(c, p, gpu, regs);
     default: break;
   }
   throw UserError(fmt::format("family {} has no model yet", family_name(c.family)));
@@ -83,8 +85,13 @@ namespace {
 constexpr std::uint64_t kFlushBuffer = std::uint64_t(1) << 30;
 
 Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmProblem& problem,
-                    sim::SimObserver* observer, int main_ctas, L2Start start) {
+                    const SimOptions& options, int main_ctas) {
   check_legal(config, problem, spec);
+  if (options.regs_per_thread < 0 || options.regs_per_thread > spec.sm.max_registers_per_thread)
+    throw UserError(fmt::format("registers per thread {}: expected 1 to {} ({}), or 0 to estimate",
+                                options.regs_per_thread, spec.sm.max_registers_per_thread,
+                                spec.name));
+  const L2Start start = options.l2_start;
   GpuSpec gpu = spec;
   gpu.clocks.sustained = kernel_clock(spec, config);
   Prediction out;
@@ -107,7 +114,7 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
     const auto flush = make_memset_model(kFlushBuffer, 2 * gpu.l2.size.value);
     origin = model.run(*flush, launch).end;
   }
-  model.set_observer(observer);
+  model.set_observer(options.observer);
 
   sim::Tick now = origin;
   auto run_aux = [&](const sim::KernelModel& k) {
@@ -122,7 +129,14 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   if (config.split_k > 1 && config.split_k_mode == SplitKMode::Atomic)
     run_aux(*make_fill_model(problem, config.dtype));
 
-  const auto main_model = make_main_model(config, problem, gpu);
+  const auto main_model = make_main_model(config, problem, gpu, options.regs_per_thread);
+  if (options.regs_per_thread > 0 &&
+      sim::GpuModel::ctas_per_sm(gpu, main_model->geometry(), nullptr) < 1)
+    throw UserError(fmt::format(
+        "{} registers per thread: a CTA of {} threads does not fit the register file of a {} SM "
+        "({} registers, allocated per warp in units of {} within each of its {} sub-partitions)",
+        options.regs_per_thread, main_model->geometry().threads_per_cta, gpu.name, gpu.sm.registers,
+        gpu.sm.register_alloc_unit, gpu.sm.sub_partitions));
   const sim::MemoryCounters before = memory.counters();
   const sim::KernelStats s = model.run(*main_model, now + launch, main_ctas);
   const sim::MemoryCounters after = memory.counters();
@@ -146,6 +160,7 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   out.ctas_per_sm = s.ctas_per_sm;
   out.occupancy_limit = s.occupancy_limit;
   out.regs_per_thread = geo.regs_per_thread;
+  out.regs_estimated = options.regs_per_thread == 0;
   out.smem_per_cta = geo.smem_per_cta;
 
   // Utilisation of each resource over the main kernel's duration.
@@ -222,8 +237,8 @@ L2Start parse_l2_start(const std::string& name) {
 }
 
 Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
-                   sim::SimObserver* observer, L2Start start) {
-  return simulate(gpu, config, problem, observer, 0, start);
+                   const SimOptions& options) {
+  return simulate(gpu, config, problem, options, 0);
 }
 
 Prediction predict_grid_prefix(const GpuSpec& gpu, const GemmConfig& config,
@@ -231,7 +246,7 @@ Prediction predict_grid_prefix(const GpuSpec& gpu, const GemmConfig& config,
   if (main_ctas < 1)
     throw std::invalid_argument("predict_grid_prefix: main_ctas " + std::to_string(main_ctas) +
                                 " must be at least 1");
-  return simulate(gpu, config, problem, nullptr, main_ctas, L2Start::Clean);
+  return simulate(gpu, config, problem, SimOptions{}, main_ctas);
 }
 
 nlohmann::json to_json(const Prediction& p) {
@@ -256,7 +271,8 @@ nlohmann::json to_json(const Prediction& p) {
       {"waves", p.waves},
       {"ctas_per_sm", p.ctas_per_sm},
       {"occupancy_limit", p.occupancy_limit},
-      {"regs_per_thread_estimate", p.regs_per_thread},
+      {"regs_per_thread", p.regs_per_thread},
+      {"regs_per_thread_source", p.regs_estimated ? "estimate" : "given"},
       {"smem_per_cta_bytes", p.smem_per_cta},
       {"bound", p.bound},
       {"utilisation", p.utilisation},
@@ -289,8 +305,9 @@ std::string format_report(const Prediction& p) {
                        : "mma.sync");
   s += fmt::format("  CTAs           {} in {} wave(s), {} per SM (limited by {})\n", p.ctas,
                    p.waves, p.ctas_per_sm, p.occupancy_limit);
-  s += fmt::format("  resources      ~{} registers/thread (estimate), {} B shared memory/CTA\n",
-                   p.regs_per_thread, p.smem_per_cta);
+  s += fmt::format("  resources      {}{} registers/thread ({}), {} B shared memory/CTA\n",
+                   p.regs_estimated ? "~" : "", p.regs_per_thread,
+                   p.regs_estimated ? "estimate" : "given", p.smem_per_cta);
   if (p.launches.size() > 1) {
     s += "  launches\n";
     for (const auto& l : p.launches)

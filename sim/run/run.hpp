@@ -34,6 +34,7 @@ struct Prediction {
   int ctas = 0, waves = 0, ctas_per_sm = 0;
   std::string occupancy_limit;
   int regs_per_thread = 0;
+  bool regs_estimated = true;  // regs_per_thread is estimate_resources()' (not SimOptions')
   std::uint64_t smem_per_cta = 0;
   std::string bound;                         // the resource that limited the run
   std::map<std::string, double> utilisation;  // fraction of capacity, main kernel
@@ -62,9 +63,18 @@ enum class L2Start { Clean, AfterMemsetFlush };
 const char* l2_start_name(L2Start s);
 L2Start parse_l2_start(const std::string& name);  // throws UserError naming the choices
 
-// `observer`, when given, sees every timed launch of the prediction (traces, critical path).
+// How a prediction runs, beyond the GPU, the configuration and the problem.
+struct SimOptions {
+  sim::SimObserver* observer = nullptr;  // sees every timed launch (traces, critical path)
+  L2Start l2_start = L2Start::Clean;
+  // Registers per thread of the compiled kernel (ptxas -v, or cudaFuncGetAttributes' numRegs),
+  // which decides how many CTAs share an SM; 0: estimate_resources()' count from the tile
+  // shapes (kernels/common/legality.hpp). It changes the main kernel's occupancy only.
+  int regs_per_thread = 0;
+};
+
 Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
-                   sim::SimObserver* observer = nullptr, L2Start start = L2Start::Clean);
+                   const SimOptions& options = {});
 
 // As predict(), but the main kernel runs only its first `main_ctas` CTAs (launch order); the
 // launches around it (split-K's fill or reduction) run in full. Time, counters and

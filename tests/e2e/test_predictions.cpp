@@ -146,7 +146,7 @@ TEST_CASE("After the harness's memset flush a DRAM-bound kernel writes back dirt
   // more idle time for the write-backs: 3.5 us, was 4-5.)
   const GemmProblem skinny{8192, 32, 4096};
   const Prediction clean = predict(gpu, c, skinny);
-  const Prediction flushed = predict(gpu, c, skinny, nullptr, L2Start::AfterMemsetFlush);
+  const Prediction flushed = predict(gpu, c, skinny, {.l2_start = L2Start::AfterMemsetFlush});
   CHECK(flushed.time_us - clean.time_us >= 3.0);
   CHECK(flushed.time_us - clean.time_us <= 12.0);
   CHECK(flushed.counters.at("dram__bytes_write.sum") >= 20e6);
@@ -154,6 +154,44 @@ TEST_CASE("After the harness's memset flush a DRAM-bound kernel writes back dirt
   // A small problem evicts only the flush's clean lines, and the flush itself (a 100 MiB
   // memset, tens of microseconds) is not part of the timed region.
   const GemmProblem small{256, 256, 256};
-  CHECK(std::abs(predict(gpu, c, small, nullptr, L2Start::AfterMemsetFlush).time_us -
+  CHECK(std::abs(predict(gpu, c, small, {.l2_start = L2Start::AfterMemsetFlush}).time_us -
                  predict(gpu, c, small).time_us) < 1.0);
+}
+
+TEST_CASE("A given register count sets the occupancy, and a tiled kernel's load-ahead", "[e2e]") {
+  const GpuSpec gpu = load_gpu("h100");
+  GemmConfig c = simt_config(Family::Tiled);
+  c.block_m = 64, c.block_n = 64, c.warps_m = 2, c.warps_n = 1;  // 64 threads, 8x8 each
+  const GemmProblem p{2048, 2048, 512};
+  const Prediction est = predict(gpu, c, p);
+  CHECK(est.regs_estimated);
+  CHECK(est.regs_per_thread == estimate_resources(c, gpu).regs_per_thread);
+  // ptxas's count for this kernel (167) leaves 6 CTAs per SM where the estimate leaves 8:
+  // 1024 CTAs take two waves.
+  const Prediction given = predict(gpu, c, p, {.regs_per_thread = 167});
+  CHECK_FALSE(given.regs_estimated);
+  CHECK(given.regs_per_thread == 167);
+  CHECK(given.ctas_per_sm == 6);
+  CHECK(given.occupancy_limit == "registers");
+  CHECK(est.ctas_per_sm == 8);
+  CHECK(given.waves == 2);
+  CHECK(to_json(given)["regs_per_thread_source"] == "given");
+  // 150 and 160 registers both leave 6 CTAs per SM; only 160 is more than two k steps'
+  // fragments take (tiled_two_step_regs: 152), so that kernel loads a step ahead and waits less.
+  REQUIRE(tiled_two_step_regs(c) == 152);
+  const Prediction just_in_time = predict(gpu, c, p, {.regs_per_thread = 150});
+  const Prediction ahead = predict(gpu, c, p, {.regs_per_thread = 160});
+  CHECK(just_in_time.ctas_per_sm == ahead.ctas_per_sm);
+  CHECK(ahead.time_us < 0.95 * just_in_time.time_us);
+  // Out of range, or more than a CTA can be given: a clear error, not a silent estimate.
+  REQUIRE_THROWS_WITH(predict(gpu, c, p, {.regs_per_thread = 300}),
+                      Catch::Contains("registers per thread 300"));
+  GemmConfig ws = default_config(gpu);
+  ws.family = Family::WarpSpecialized, ws.ws_variant = WsVariant::Hopper, ws.consumers = 2;
+  ws.dtype = DType::BF16, ws.block_m = 128, ws.block_n = 256, ws.block_k = 64;
+  ws.warps_m = 8, ws.warps_n = 1, ws.stages = 3, ws.smem_layout = SmemLayout::Swizzled;
+  REQUIRE_NOTHROW(predict(gpu, ws, GemmProblem{512, 512, 256}, {.regs_per_thread = 168}));
+  REQUIRE_THROWS_WITH(
+      predict(gpu, ws, GemmProblem{512, 512, 256}, {.regs_per_thread = 200}),
+      Catch::Contains("200 registers per thread: a CTA of 384 threads does not fit"));
 }

@@ -82,7 +82,7 @@ struct Attributed {
 
 Attributed attribute(const GpuSpec& gpu, const GemmConfig& c, const GemmProblem& p) {
   RunRecorder rec(TraceFilter{}, sim::ClockDomain(gpu.clocks.sustained), false);
-  Attributed a{predict(gpu, c, p, &rec), rec.critical_path(), {}};
+  Attributed a{predict(gpu, c, p, {.observer = &rec}), rec.critical_path(), {}};
   const auto s = a.cp.shares();
   for (int i = 0; i < kCategories; ++i) a.shares[category_name(Category(i))] = s[std::size_t(i)];
   return a;
@@ -361,7 +361,7 @@ TEST_CASE(
   const GpuSpec gpu = load_gpu("h100");
   for (const GemmConfig& c : {default_config(gpu), tiled_config()}) {
     RunRecorder rec(TraceFilter{}, sim::ClockDomain(gpu.clocks.sustained), false, true);
-    predict(gpu, c, GemmProblem{512, 256, 1024}, &rec);
+    predict(gpu, c, GemmProblem{512, 256, 1024}, {.observer = &rec});
     CHECK(rec.graph_edges() > 1000);
     CHECK(rec.graph_mismatch_ps() == 0);
   }
@@ -547,7 +547,7 @@ TEST_CASE(
   }
   // The online path equals Boost.Graph's longest path through the mbarrier edges.
   RunRecorder rec(TraceFilter{}, sim::ClockDomain(gpu.clocks.sustained), false, true);
-  predict(gpu, c, GemmProblem{512, 512, 1024}, &rec);
+  predict(gpu, c, GemmProblem{512, 512, 1024}, {.observer = &rec});
   CHECK(rec.graph_mismatch_ps() == 0);
 }
 
@@ -567,7 +567,7 @@ TEST_CASE(
     check_mechanism(a);
   }
   RunRecorder rec(TraceFilter{}, sim::ClockDomain(gpu.clocks.sustained), false, true);
-  predict(gpu, c, GemmProblem{512, 512, 1024}, &rec);
+  predict(gpu, c, GemmProblem{512, 512, 1024}, {.observer = &rec});
   CHECK(rec.graph_mismatch_ps() == 0);
 }
 
@@ -579,7 +579,7 @@ TEST_CASE("The warp-specialized kernels name their warp tracks producer and cons
     INFO(kernel_name(c));
     TraceFilter f;
     RunRecorder rec(f, sim::ClockDomain(kernel_clock(gpu, c)), true);
-    predict(gpu, c, GemmProblem{512, 512, 512}, &rec);
+    predict(gpu, c, GemmProblem{512, 512, 512}, {.observer = &rec});
     TempDir dir;
     write_chrome_trace(rec, {kernel_name(c), gpu.name}, dir.file("ws.json"));
     const json t = read_json(dir.file("ws.json"));

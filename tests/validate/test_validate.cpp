@@ -38,6 +38,7 @@ TEST_CASE("A malformed measurement file is an error naming the file and line", "
       {"missing_column", "no column 'median_us'"},
       {"empty", "empty file"},
       {"bad_family", "results.csv:2: family 'pipelind'"},
+      {"bad_regs", "results.csv:2: regs_per_thread 300 is not 0 (not recorded) to 255"},
   };
   for (const auto& b : cases) {
     INFO(b.dir);
@@ -79,4 +80,32 @@ TEST_CASE("Validation gives the same predictions whatever the thread count", "[v
     CHECK(one[i].predicted_us == three[i].predicted_us);
     CHECK(one[i].row.line == three[i].row.line);
   }
+}
+
+TEST_CASE("Validation simulates each kernel with its recorded register count, or the estimate",
+          "[validate]") {
+  ValidateOptions o;
+  o.data_dir = std::string(GEMMSIM_SOURCE_DIR) + "/tests/data/validate_small";
+  auto rows = read_measurements(o.data_dir);
+  std::erase_if(rows, [](const MeasuredRow& r) { return r.config.family != Family::Tiled; });
+  REQUIRE(rows.size() >= 1);
+  rows.resize(1);
+  // The tiled 64x64x8 kernel with 8x8 thread tiles (64 threads): ptxas gives it 167 registers,
+  // 6 CTAs per H100 SM where the estimate leaves 8, so 1024 CTAs take two waves, not one.
+  MeasuredRow& r = rows[0];
+  r.config.block_m = r.config.block_n = 64, r.config.block_k = 8;
+  r.config.warps_m = 2, r.config.warps_n = 1, r.config.thread_m = r.config.thread_n = 8;
+  r.problem = GemmProblem{2048, 2048, 256};
+  r.regs_per_thread = 167;
+  o.threads = 1;
+  const auto recorded = simulate_rows(rows, o);
+  o.regs = "estimate";
+  const auto estimated = simulate_rows(rows, o);
+  REQUIRE(recorded.size() == 1);
+  REQUIRE(estimated.size() == 1);
+  CHECK(recorded[0].regs_estimate == estimated[0].regs_estimate);
+  CHECK(recorded[0].regs_estimate < 150);
+  CHECK(recorded[0].predicted_us > 1.3 * estimated[0].predicted_us);
+  o.regs = "measured";
+  REQUIRE_THROWS_WITH(simulate_rows(rows, o), Catch::Contains("--regs 'measured'"));
 }

@@ -143,6 +143,9 @@ std::vector<MeasuredRow> read_measurements(const std::string& dir) {
       r.median_us = rec.num("median_us");
       r.rel_err = rec.num("rel_err");
       r.regs_per_thread = rec.has("regs_per_thread") ? rec.integer("regs_per_thread") : 0;
+      if (r.regs_per_thread < 0 || r.regs_per_thread > 255)
+        throw UserError(fmt::format("{}: regs_per_thread {} is not 0 (not recorded) to 255",
+                                    at.where(), r.regs_per_thread));
       if (!(r.median_us > 0))
         throw UserError(fmt::format("{}: median_us must be positive", at.where()));
       rows.push_back(std::move(r));
@@ -156,6 +159,8 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
   const GpuSpec base = load_gpu(o.hw, o.overrides);
   const std::unique_ptr<PerformanceModel> model = o.model == "des" ? nullptr : make_model(o.model);
   const L2Start start = parse_l2_start(o.l2_start);
+  if (o.regs != "recorded" && o.regs != "estimate")
+    throw UserError(fmt::format("--regs '{}': expected recorded or estimate", o.regs));
   std::set<std::string> profiled;  // rows with counters, when their L2 differs from the timed one
   if (!model && start != L2Start::Clean)
     for (const CounterRow& c : read_counters(o.data_dir)) profiled.insert(c.key);
@@ -179,16 +184,20 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
           rank_keys[i] = e.rank_key;
           continue;
         }
-        const Prediction p = predict(gpu, r.config, r.problem, nullptr, start);
+        const SimOptions sim_options{
+            .l2_start = start, .regs_per_thread = o.regs == "recorded" ? r.regs_per_thread : 0};
+        const Prediction p = predict(gpu, r.config, r.problem, sim_options);
         out[i].row = r;
         out[i].predicted_us = p.time_us;
         out[i].error_pct = (p.time_us - r.median_us) / r.median_us * 100.0;
         out[i].bound = p.bound;
-        out[i].regs_estimate = p.regs_per_thread;
+        out[i].regs_estimate = estimate_resources(r.config, gpu).regs_per_thread;
         out[i].counters = p.counters;
         if (profiled.contains(counter_key(r.kernel, r.problem, r.config.split_k,
                                           r.config.split_k_mode, r.config.swizzle)))
-          out[i].counters = predict(gpu, r.config, r.problem, nullptr, L2Start::Clean).counters;
+          out[i].counters =
+              predict(gpu, r.config, r.problem, {.regs_per_thread = sim_options.regs_per_thread})
+                  .counters;
       } catch (const std::exception& e) {
         errors[i] = fmt::format("{}:{}: {}", r.file, r.line, e.what());
       }
@@ -315,7 +324,10 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
   nlohmann::json j = validation_json(results, o);
   j["failed_rows"] = failures;
   j["model"] = o.model;
-  if (o.model == "des") j["l2_start"] = l2_start_name(parse_l2_start(o.l2_start));
+  if (o.model == "des") {
+    j["l2_start"] = l2_start_name(parse_l2_start(o.l2_start));
+    j["regs"] = o.regs;
+  }
   const bool ranking_only = o.model != "des" && !make_model(o.model)->predicts_time();
   if (ranking_only) {
     // No time: only the ranking statistics mean anything.
@@ -376,10 +388,11 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
     if (!failures.empty()) out << fmt::format("  {} row(s) could not be ranked (see above)\n", failures.size());
     return code;
   }
-  out << fmt::format(
-      "gemmsim validate: {} rows of {} predicted with {}{}\n", results.size(), o.data_dir, o.hw,
-      o.model == "des" ? fmt::format(" from a {} L2", j["l2_start"].get<std::string>())
-                       : " by the " + o.model + " model");
+  out << fmt::format("gemmsim validate: {} rows of {} predicted with {}{}\n", results.size(),
+                     o.data_dir, o.hw,
+                     o.model == "des" ? fmt::format(" from a {} L2, {} register counts",
+                                                    j["l2_start"].get<std::string>(), o.regs)
+                                      : " by the " + o.model + " model");
   line("all", j);
   for (const auto& [f, s] : j["by_family"].items()) line(f, s);
   if (j.contains("counters") && !j["counters"].empty()) {

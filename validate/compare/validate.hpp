@@ -40,6 +40,12 @@ struct ValidateOptions {
   // the default. With memset-flush, rows with Nsight Compute counters are simulated a second
   // time from a clean L2 for their counters: under ncu the flush's lines are already clean.
   std::string l2_start = "clean";
+  // The register count each row's kernel is simulated with: "recorded", the count the harness
+  // read from the compiled kernel (cudaFuncGetAttributes, column regs_per_thread; a property of
+  // the binary that ran, like the clock of the measurement), falling back to the estimate where
+  // a row has none; or "estimate", what gemmsim estimates from the tile shapes for any
+  // configuration (kernels/common/legality.hpp), to judge the estimate.
+  std::string regs = "recorded";
 };
 
 // One measured row, parsed.
