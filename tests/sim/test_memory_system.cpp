@@ -1170,7 +1170,7 @@ TEST_CASE("Memory-system lookup rate on a 4096^3 GEMM stream issued all at once"
   CHECK(g.calls == std::uint64_t(GemmStream::kCtas) * GemmStream::kSteps * 64);
 }
 
-SCENARIO("The L2 request coalescer answers a read of the same sectors from the same GPC",
+SCENARIO("The L2 request coalescer answers a read of the same sectors from another SM of the GPC",
          "[memory]") {
   // configs/hw/h100.yaml, l2.coalescing_window: Nsight Compute's lts__t_bytes is 0.6-0.9 of
   // the tile bytes GEMM CTAs load, so reads of one line by several SMs reach a slice once.
@@ -1207,6 +1207,11 @@ SCENARIO("The L2 request coalescer answers a read of the same sectors from the s
       CHECK(r.slice_cycles == Approx(0.0));
       CHECK(r.lookups == 0);
       CHECK(r.done <= t + 10 * kCycle + 200 * kCycle + 3 * kCycle);
+    }
+    THEN("SM 0's own read of the line again 10 cycles later is served by the slice itself") {
+      const auto r = second_read(gpu, 0, 10 * kCycle);
+      CHECK(r.slice_cycles == Approx(2.0));
+      CHECK(r.lookups == 4);
     }
     THEN("SM 1 (GPC 1) at the same time is served by the slice itself") {
       const auto r = second_read(gpu, 1, 10 * kCycle);
