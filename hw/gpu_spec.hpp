@@ -124,9 +124,9 @@ struct L2Spec {
   // first writes back the lines that became dirty longest ago (they stay resident, clean).
   // 0: no limit.
   double dirty_fraction = 0;
-  // The L2 request coalescer (GH100's LRC): a read of sectors that an earlier read from an SM of
-  // the same GPC (gpcs) asked for less than this long before is answered with that read's data
-  // and takes no slice time of its own. 0: no coalescing.
+  // The L2 request coalescer (GH100's LRC): a read of sectors that an earlier read from another
+  // SM of the same GPC (gpcs) asked for less than this long before is answered with that read's
+  // data and takes no slice time of its own; an SM's own repeats are not merged. 0: none.
   Cycles coalescing_window;
 };
 

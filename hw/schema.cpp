@@ -230,8 +230,7 @@ std::vector<FieldSpec> build_schema() {
                "sectors that a read from another SM of the same GPC (see gpcs) asked the same "
                "slice for less than this long before is answered with that read's data and takes "
                "no slice time itself (it still crosses the SM's link); an SM's own repeated reads "
-               "are not merged. Omitted or 0: every read "
-               "takes its slice."),
+               "are not merged. Omitted or 0: every read takes its slice."),
       required("l2.port_bytes_per_clk", GPU_FIELD(l2.port_bytes_per_clk), 1, 1024,
                "Bytes per SM clock that one SM's link to the L2 carries, reads and writes "
                "together (bounds a single SM's L2 bandwidth)."),

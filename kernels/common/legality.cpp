@@ -25,19 +25,27 @@ MmaShape mma_shape_for(const GemmConfig& c, const GpuSpec& gpu) {
   return it->second.mma;
 }
 
+namespace {
+
+constexpr int kTiledAddressing = 40;
+
+// SIMT kernels: the registers one thread stages a block tile of A and B in, between its global
+// loads and its shared-memory stores.
+int simt_staged_regs(const GemmConfig& c) {
+  return (c.block_m + c.block_n) * c.block_k / std::max(1, c.threads());
+}
+
+}  // namespace
+
+int tiled_two_step_regs(const GemmConfig& c) {
+  return c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + simt_staged_regs(c) +
+         kTiledAddressing;
+}
+
 // Registers per thread: the live state the tile shapes imply (accumulators, double-buffered
 // fragments, register-staged tiles) plus the addressing and loop state of our kernels' code,
 // which ptxas reports at 55-85 registers across the library (validate/data/h100, column
 // regs_per_thread); capped where the kernel's __launch_bounds__ makes the compiler spill.
-namespace {
-constexpr int kTiledAddressing = 40;
-}  // namespace
-
-int tiled_two_step_regs(const GemmConfig& c) {
-  const int staged = (c.block_m + c.block_n) * c.block_k / std::max(1, c.threads());
-  return c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + staged + kTiledAddressing;
-}
-
 ResourceUsage estimate_resources(const GemmConfig& c, const GpuSpec& gpu) {
   constexpr int kAddressing = 60;  // tensor-core and pipelined SIMT kernels
   ResourceUsage r;
@@ -79,9 +87,8 @@ ResourceUsage estimate_resources(const GemmConfig& c, const GpuSpec& gpu) {
   } else if (c.family == Family::Tiled) {
     r.regs_per_thread = c.thread_m * c.thread_n + c.thread_m + c.thread_n + kTiledAddressing;
   } else {
-    const int staged = (c.block_m + c.block_n) * c.block_k / std::max(1, r.threads);
     r.regs_per_thread =
-        c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + staged + kAddressing;
+        c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + simt_staged_regs(c) + kAddressing;
   }
   r.smem_bytes = std::uint64_t(smem_bytes(c));
   // A block must fit the register file: __launch_bounds__(threads) makes ptxas spill beyond.

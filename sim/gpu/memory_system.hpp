@@ -48,8 +48,9 @@
 //    a write at l2.bandwidth), plus l2.atomic_request_overhead per request; the sectors become
 //    dirty.
 //  * Request coalescer (l2.coalescing_window > 0, with the GPU's gpcs): a read of sectors that a
-//    read from an SM of the same GPC asked the same slice for within the window takes no slice
-//    time and is no L2 lookup; it completes with that read. Off (0) in the shipped files.
+//    read from another SM of the same GPC asked the same slice for within the window takes no
+//    slice time and is no L2 lookup; it completes with that read. An SM's own repeats are not
+//    merged. Off (0) in the shipped files.
 //  * One access() call is one coalesced request: repeated sectors within a call count once.
 #pragma once
 
