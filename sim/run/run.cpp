@@ -114,6 +114,19 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
     const auto flush = make_memset_model(kFlushBuffer, 2 * gpu.l2.size.value);
     origin = model.run(*flush, launch).end;
   }
+  if (start == L2Start::Warm) {
+    // The same launches once before, untimed, from a clean L2.
+    sim::Tick t = origin;
+    auto warm = [&](const sim::KernelModel& k, int ctas) {
+      t = model.run(k, t + launch, ctas).end;
+    };
+    if (config.split_k > 1 && config.split_k_mode == SplitKMode::Atomic)
+      warm(*make_fill_model(problem, config.dtype), 0);
+    warm(*make_main_model(config, problem, gpu, options.regs_per_thread), main_ctas);
+    if (config.split_k > 1 && config.split_k_mode == SplitKMode::Reduction)
+      warm(*make_splitk_reduction_model(config, problem), 0);
+    origin = t;
+  }
   model.set_observer(options.observer);
 
   sim::Tick now = origin;
@@ -227,13 +240,22 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
 }  // namespace
 
 const char* l2_start_name(L2Start s) {
-  return s == L2Start::Clean ? "clean" : "memset-flush";
+  switch (s) {
+    case L2Start::Clean:
+      return "clean";
+    case L2Start::AfterMemsetFlush:
+      return "memset-flush";
+    case L2Start::Warm:
+      return "warm";
+  }
+  return "?";
 }
 
 L2Start parse_l2_start(const std::string& name) {
   if (name == "clean") return L2Start::Clean;
   if (name == "memset-flush") return L2Start::AfterMemsetFlush;
-  throw UserError(fmt::format("--l2-start '{}': expected clean or memset-flush", name));
+  if (name == "warm") return L2Start::Warm;
+  throw UserError(fmt::format("--l2-start '{}': expected clean, memset-flush or warm", name));
 }
 
 Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,

@@ -59,7 +59,9 @@ Frequency kernel_clock(const GpuSpec& gpu, const GemmConfig& config);
 //    twice the L2 size, right before the timed launches (gemmsim-bench's default). The flush is
 //    simulated but not timed; it leaves the L2 full of its lines, as many of them dirty as
 //    l2.dirty_fraction allows, and the timed launches pay for writing back those they evict.
-enum class L2Start { Clean, AfterMemsetFlush };
+//  - Warm: the same launches have just run, untimed (gemmsim-bench --flush none: each timed
+//    repetition finds what the one before it left in L2 - operands, C, split-K workspace).
+enum class L2Start { Clean, AfterMemsetFlush, Warm };
 const char* l2_start_name(L2Start s);
 L2Start parse_l2_start(const std::string& name);  // throws UserError naming the choices
 

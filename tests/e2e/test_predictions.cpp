@@ -158,6 +158,26 @@ TEST_CASE("After the harness's memset flush a DRAM-bound kernel writes back dirt
                  predict(gpu, c, small).time_us) < 1.0);
 }
 
+TEST_CASE("A warm L2 start finds the operands the launch before left there", "[e2e]") {
+  const GpuSpec gpu = load_gpu("h100");
+  GemmConfig c = default_config(gpu);
+  c.dtype = DType::BF16;
+  c.block_m = 64, c.block_n = 64, c.block_k = 32;
+  c.smem_layout = SmemLayout::Swizzled;
+  // One CTA streaming 64 x 4096 of A and 4096 x 64 of B (1 MiB): from DRAM when clean, from L2
+  // when warm (validate/data/h100/one_cta_s16_flush_none.csv: 26.4 us against 47.6 after the
+  // flush, measured).
+  const GemmProblem one_cta{64, 64, 4096};
+  const Prediction clean = predict(gpu, c, one_cta);
+  const Prediction warm = predict(gpu, c, one_cta, {.l2_start = L2Start::Warm});
+  CHECK(warm.time_us < 0.8 * clean.time_us);
+  CHECK(clean.counters.at("dram__bytes_read.sum") >= 1e6);
+  CHECK(warm.counters.at("dram__bytes_read.sum") <
+        0.01 * clean.counters.at("dram__bytes_read.sum"));
+  CHECK(warm.counters.at("lts__t_sector_hit_rate.pct") > 99.0);
+  CHECK(std::string(l2_start_name(parse_l2_start("warm"))) == "warm");
+}
+
 TEST_CASE("A given register count sets the occupancy, and a tiled kernel's load-ahead", "[e2e]") {
   const GpuSpec gpu = load_gpu("h100");
   GemmConfig c = simt_config(Family::Tiled);
