@@ -1,8 +1,10 @@
 // Integer instructions the compiled kernels issue outside their main loops, per warp: the
 // prologue (grid and split-K decode, swizzle, operand pointers and guards, the shared and
 // fragment address setup, zeroing the accumulators) and the epilogue (per output pair its
-// address, bounds checks and store). The models issue them as sim::Op::alu, the prologue's
-// before the warp's first op and the epilogue's before its stores.
+// address, bounds checks and store). The models issue them as sim::Op::fixed_alu, the
+// prologue's before the warp's first op and the epilogue's before its stores: a dependent
+// chain, each instruction waiting out the FMA pipe's latency (sim::fixed_alu_step_cycles; the
+// loops' integer instructions wait on a fraction of theirs).
 //
 // Measured: Nsight Compute smsp__inst_executed per warp of 25 library kernels at M = N = 512,
 // K = 256 and 2048 (validate/data/h100/ncu_inst_s10.csv, sweep validate/sweeps/inst_h100.csv).

@@ -400,7 +400,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
     op.l1_lines = op.count * 8;
     op.shape = op.kind == OpKind::Atomic ? atomic_ : store_;
     op.reads = bit(kAcc);
-    op.alu += model::fixed_epilogue_alu(c_);
+    op.fixed_alu += model::fixed_epilogue_alu(c_);
   }
 
   GemmConfig c_;

@@ -265,7 +265,7 @@ class SimtModel final : public sim::KernelModel {
     op.l1_lines = op.count * std::uint32_t(simt_lanes_y(c_) * ((row_bytes + 127) / 128));
     op.shape = op.kind == OpKind::Atomic ? atomic_ : c_store_;
     op.reads = bit(kAcc);
-    op.alu += model::fixed_epilogue_alu(c_);
+    op.fixed_alu += model::fixed_epilogue_alu(c_);
   }
 
   GemmConfig c_;

@@ -249,7 +249,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
           op.l1_lines = op.count * 8;
           op.shape = store_;
           op.reads = bit(kAcc);
-          op.alu += model::fixed_epilogue_alu(c_);
+          op.fixed_alu += model::fixed_epilogue_alu(c_);
           w.phase = kDone;
           return true;
         default:
@@ -381,7 +381,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
     op.count = std::uint32_t(stores_per_warp_);
     op.l1_lines = op.count * 8;
     op.shape = store_;
-    op.alu += model::fixed_epilogue_alu(c_);
+    op.fixed_alu += model::fixed_epilogue_alu(c_);
     const int g = w.warp / 4, q = w.warp % 4;
     const long long col0 = (long long)w.tile_n * c_.block_n;
     if (col0 >= p_.n) return;

@@ -378,8 +378,8 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
           : 0.0;
   // Every warp also runs its setup before its first op and its epilogue's address and checks
   // before its stores, as dependent chains (alu_counts.hpp).
-  const double fixed_chain =
-      (double(model::fixed_prologue_alu(c)) + model::fixed_epilogue_alu(c)) * alu_step;
+  const double fixed_chain = (double(model::fixed_prologue_alu(c)) + model::fixed_epilogue_alu(c)) *
+                             sim::fixed_alu_step_cycles(gpu);
   const double cta_life =
       kt_min >= 1 ? std::max({chain + to_math + warp_tile_math, start_gap + math_cta, lds_chain}) +
                         math_lat + fixed_chain

@@ -203,9 +203,10 @@ int run_predict(const PredictOptions& o) {
   if (o.traces.active()) {
     traces::check_request(o.traces);
     if (start != L2Start::Clean)
-      throw UserError(
-          "--l2-start memset-flush cannot be combined with --trace, --report or "
-          "--critical-path (they follow a run from a clean L2)");
+      throw UserError(fmt::format(
+          "--l2-start {} cannot be combined with --trace, --report or --critical-path (they "
+          "follow a run from a clean L2)",
+          l2_start_name(start)));
   }
   const Prediction pred = o.traces.active()
                               ? traces::predict_traced(gpu, c, p, o.traces, o.regs)
@@ -262,8 +263,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--json", o.json, "Print one JSON object instead of the report");
   app.add_option("--l2-start", o.l2_start,
-                 "L2 at the first launch: clean, or memset-flush (right after gemmsim-bench's "
-                 "flush, a memset over 2x L2, which leaves dirty lines to write back)")
+                 "L2 at the first launch: clean; memset-flush (right after gemmsim-bench's "
+                 "flush, a memset over 2x L2, which leaves dirty lines to write back); or warm "
+                 "(the same launches just before, as back-to-back repetitions find it)")
       ->capture_default_str();
   app.add_option("--regs", o.regs,
                  "Registers per thread of the compiled kernel (ptxas -v), which sets how many "
@@ -294,8 +296,9 @@ int main(int argc, char** argv) {
   val->add_option("--threads", vo.threads, "Worker threads (default: all cores)");
   val->add_option("--rows", vo.rows_csv, "Write every row's prediction and error to this CSV");
   val->add_option("--l2-start", vo.l2_start,
-                  "L2 each timed row starts from: clean, or memset-flush (the data set's "
-                  "method, simulated; see README)")
+                  "L2 each timed row starts from: memset-flush (the harness's flush before "
+                  "every timed run, simulated: how the committed rows were measured), clean, or "
+                  "warm (the row's launches just before)")
       ->capture_default_str();
   val->add_option("--regs", vo.regs,
                   "Register counts: recorded (the compiled kernel's, from each row; the estimate "

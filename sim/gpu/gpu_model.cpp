@@ -324,6 +324,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
   const Tick l2_hit_latency = ticks(gpu_.l2.hit_latency.value);
   const Tick fma_latency = ticks(gpu_.fp32.latency.value);
   const double alu_chain_cycles = alu_step_cycles(gpu_);
+  const double fixed_alu_chain_cycles = fixed_alu_step_cycles(gpu_);
   const double int_cycles = int_pipe_cycles(gpu_);
   const Tick cta_launch_latency = ticks(gpu_.sm.cta_launch_latency.value);
 
@@ -381,21 +382,23 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
       return false;
     }
     w.has_op = true;
-    w.op.alu += w.cur.prologue_alu;
+    w.op.fixed_alu += w.cur.prologue_alu;
     w.cur.prologue_alu = 0;
-    if (w.op.alu) {
-      const double n = double(w.op.alu);
+    if (w.op.alu || w.op.fixed_alu) {
+      const double n = double(w.op.alu) + double(w.op.fixed_alu);
       const Tick t0 = std::max(now, w.next_issue);
       sp.sched_free = std::max(sp.sched_free, now) + ticks(n * issue_cycles);
       w.alu_start = t0;
-      w.next_issue = t0 + ticks(n * alu_chain_cycles);
+      w.next_issue = t0 + ticks(double(w.op.alu) * alu_chain_cycles +
+                                double(w.op.fixed_alu) * fixed_alu_chain_cycles);
       if (int_cycles > 0) {
         sp.int_free = std::max(sp.int_free, t0) + ticks(n * int_cycles);
         w.next_issue = std::max(w.next_issue, sp.int_free);
       }
-      st.warp_instructions += w.op.alu;
+      st.warp_instructions += w.op.alu + w.op.fixed_alu;
       st.stalls.issue += clock_.cycles(w.next_issue - t0);
       w.op.alu = 0;
+      w.op.fixed_alu = 0;
     }
     return true;
   };

@@ -69,6 +69,10 @@ struct Op {
   // predicates, loop control, conversions): one issue slot each, and a dependent chain on the
   // fixed-latency pipes, so each holds the warp for the FMA pipe's latency.
   std::uint32_t alu = 0;
+  // Straight-line integer instructions outside the main loop issued just before the batch (the
+  // epilogue's address arithmetic and bounds checks): each waits for the result of the one
+  // before, so each holds the warp for the FMA pipe's latency (fixed_alu_step_cycles).
+  std::uint32_t fixed_alu = 0;
   // Math batches: shared loads the warp issues inside the batch, each feeding the instructions
   // after it, so the batch waits out the shared-load latency that many times (a register-starved
   // schedule keeping one operand value live at a time). Their wavefronts are in `wavefronts`;
@@ -98,7 +102,7 @@ struct WarpCursor {
   int sub = 0;
   int part = 0;       // next op of a step the model emits as several (a tile copy's parts)
   // Integer instructions of the warp's prologue (set by begin_warp; the engine issues them as
-  // part of the first op's Op::alu).
+  // part of the first op's Op::fixed_alu).
   std::uint32_t prologue_alu = 0;
   std::vector<Segment> segments;
   // cp.async only: bytes the same instructions request from L2 a second time, as separate

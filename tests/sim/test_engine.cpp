@@ -279,6 +279,39 @@ TEST_CASE(
   CHECK(h.clock.cycles(s.end - s.start) < 0.6 * four);
 }
 
+TEST_CASE(
+    "A lone warp's straight-line integer instructions (Op::fixed_alu) each wait out the "
+    "FMA pipe's latency, longer than the loop's (Op::alu)",
+    "[engine]") {
+  Harness h;
+  const double fixed = fixed_alu_step_cycles(h.gpu), step = alu_step_cycles(h.gpu);
+  REQUIRE(fixed == Approx(h.gpu.fp32.latency.value));  // A100: 4 cycles, above the 2-cycle pipe
+  REQUIRE(fixed > step);
+  auto plain = [](int, int) {
+    Op op = ffma(1);
+    op.reads = op.writes = 0;
+    return std::vector<Op>(100, op);
+  };
+  auto with = [](bool straight) {
+    return [straight](int, int) {
+      Op op = ffma(1);
+      op.reads = op.writes = 0;
+      (straight ? op.fixed_alu : op.alu) = 10;
+      return std::vector<Op>(100, op);
+    };
+  };
+  const double base = h.cycles(ScriptedKernel(one_cta(1), plain));
+  const double loop = h.cycles(ScriptedKernel(one_cta(1), with(false)));
+  const double straight = h.cycles(ScriptedKernel(one_cta(1), with(true)));
+  CHECK(straight - base == Approx(100 * 10 * fixed).epsilon(0.1));
+  CHECK(loop - base == Approx(100 * 10 * step).epsilon(0.1));
+  // Both kinds count as issued instructions.
+  MemorySystem mem(h.gpu, h.clock);
+  GpuModel model(h.gpu, mem);
+  const KernelStats s = model.run(ScriptedKernel(one_cta(1), with(true)), 0);
+  CHECK(s.warp_instructions == 100 * (10 + 1));
+}
+
 TEST_CASE("Shared loads inside a math batch make its warp wait out the shared-load latency each, "
           "and other warps fill the gaps", "[engine]") {
   Harness h;

@@ -34,12 +34,14 @@ struct ValidateOptions {
   // A ranking-only model (cosma) gets ranking statistics only: its predicted_us is the row's
   // rank among its problem's rows (1 = first choice).
   std::string model = "des";
-  // The L2 each timed row starts from (sim/run/run.hpp). The data set's rows were timed right
-  // after the harness's memset flush, but the simulated flush does not yet evict its dirty
-  // lines in the order the H100 does (README, "What the harness's flush costs"), so clean is
-  // the default. With memset-flush, rows with Nsight Compute counters are simulated a second
+  // The L2 each timed row starts from (sim/run/run.hpp). The harness (gemmsim-bench, whose
+  // default is --flush memset) timed every committed row right after a memset over twice the
+  // L2, which leaves dirty lines the kernel's misses must write back first; memset-flush
+  // simulates that flush before each row, so the default predicts the condition the rows were
+  // measured in, as the row's clock and register count are (validate/data/h100/README.md).
+  // clean starts from an empty L2. Rows with Nsight Compute counters are simulated a second
   // time from a clean L2 for their counters: under ncu the flush's lines are already clean.
-  std::string l2_start = "clean";
+  std::string l2_start = "memset-flush";
   // The register count each row's kernel is simulated with: "recorded", the count the harness
   // read from the compiled kernel (cudaFuncGetAttributes, column regs_per_thread; a property of
   // the binary that ran, like the clock of the measurement), falling back to the estimate where
