@@ -102,54 +102,68 @@ std::vector<MeasuredRow> read_measurements(const std::string& dir) {
 
   std::vector<MeasuredRow> rows;
   for (const auto& f : files) {
-    const CsvTable t = read_csv(f.string());
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      const CsvRecord rec{t, i};
-      const std::string fam = rec.str("family");
-      if (fam == "cublas") continue;
-      MeasuredRow r;
-      r.file = f.string();
-      r.line = t.lines[i];
-      const CsvPos at{r.file, r.line};
-      r.gpu = rec.str("gpu");
-      r.sm_clock_mhz = rec.num("sm_clock_mhz");
-      GemmConfig& c = r.config;
-      c.family = family_from(fam, at);
-      c.dtype = dtype_from(rec.str("dtype"), at);
-      c.block_m = rec.integer("block_m");
-      c.block_n = rec.integer("block_n");
-      c.block_k = rec.integer("block_k");
-      c.warps_m = rec.integer("warps_m");
-      c.warps_n = rec.integer("warps_n");
-      c.thread_m = rec.integer("thread_m");
-      c.thread_n = rec.integer("thread_n");
-      c.stages = rec.integer("stages");
-      c.split_k = rec.integer("split_k");
-      const std::string mode = rec.str("split_k_mode");
-      c.split_k_mode = mode == "reduction" ? SplitKMode::Reduction : SplitKMode::Atomic;
-      if (mode != "atomic" && mode != "reduction" && !mode.empty())
-        throw UserError(fmt::format("{}: split_k_mode '{}' is not atomic or reduction", at.where(), mode));
-      c.swizzle = rec.integer("swizzle");
-      const std::string layout = rec.str("smem_layout");
-      if (layout == "pad") c.smem_layout = SmemLayout::Padded;
-      else if (layout == "swz") c.smem_layout = SmemLayout::Swizzled;
-      else if (layout == "naive") c.smem_layout = SmemLayout::Naive;
-      else throw UserError(fmt::format("{}: smem_layout '{}' is not pad, swz or naive", at.where(), layout));
-      c.consumers = rec.has("consumers") ? rec.integer("consumers") : 1;
-      c.ws_variant = rec.has("ws_variant") && rec.str("ws_variant") == "hopper" ? WsVariant::Hopper
-                                                                                 : WsVariant::Ampere;
-      r.problem = GemmProblem{rec.integer("m"), rec.integer("n"), rec.integer("k")};
-      r.kernel = rec.str("kernel");
-      r.median_us = rec.num("median_us");
-      r.rel_err = rec.num("rel_err");
-      r.regs_per_thread = rec.has("regs_per_thread") ? rec.integer("regs_per_thread") : 0;
-      if (r.regs_per_thread < 0 || r.regs_per_thread > 255)
-        throw UserError(fmt::format("{}: regs_per_thread {} is not 0 (not recorded) to 255",
-                                    at.where(), r.regs_per_thread));
-      if (!(r.median_us > 0))
-        throw UserError(fmt::format("{}: median_us must be positive", at.where()));
-      rows.push_back(std::move(r));
-    }
+    std::vector<MeasuredRow> more = read_measurement_file(f.string());
+    rows.insert(rows.end(), std::make_move_iterator(more.begin()),
+                std::make_move_iterator(more.end()));
+  }
+  return rows;
+}
+
+std::vector<MeasuredRow> read_measurement_file(const std::string& path) {
+  std::vector<MeasuredRow> rows;
+  const CsvTable t = read_csv(path);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const CsvRecord rec{t, i};
+    const std::string fam = rec.str("family");
+    if (fam == "cublas") continue;
+    MeasuredRow r;
+    r.file = path;
+    r.line = t.lines[i];
+    const CsvPos at{r.file, r.line};
+    r.gpu = rec.str("gpu");
+    r.sm_clock_mhz = rec.num("sm_clock_mhz");
+    GemmConfig& c = r.config;
+    c.family = family_from(fam, at);
+    c.dtype = dtype_from(rec.str("dtype"), at);
+    c.block_m = rec.integer("block_m");
+    c.block_n = rec.integer("block_n");
+    c.block_k = rec.integer("block_k");
+    c.warps_m = rec.integer("warps_m");
+    c.warps_n = rec.integer("warps_n");
+    c.thread_m = rec.integer("thread_m");
+    c.thread_n = rec.integer("thread_n");
+    c.stages = rec.integer("stages");
+    c.split_k = rec.integer("split_k");
+    const std::string mode = rec.str("split_k_mode");
+    c.split_k_mode = mode == "reduction" ? SplitKMode::Reduction : SplitKMode::Atomic;
+    if (mode != "atomic" && mode != "reduction" && !mode.empty())
+      throw UserError(
+          fmt::format("{}: split_k_mode '{}' is not atomic or reduction", at.where(), mode));
+    c.swizzle = rec.integer("swizzle");
+    const std::string layout = rec.str("smem_layout");
+    if (layout == "pad")
+      c.smem_layout = SmemLayout::Padded;
+    else if (layout == "swz")
+      c.smem_layout = SmemLayout::Swizzled;
+    else if (layout == "naive")
+      c.smem_layout = SmemLayout::Naive;
+    else
+      throw UserError(
+          fmt::format("{}: smem_layout '{}' is not pad, swz or naive", at.where(), layout));
+    c.consumers = rec.has("consumers") ? rec.integer("consumers") : 1;
+    c.ws_variant = rec.has("ws_variant") && rec.str("ws_variant") == "hopper" ? WsVariant::Hopper
+                                                                              : WsVariant::Ampere;
+    r.problem = GemmProblem{rec.integer("m"), rec.integer("n"), rec.integer("k")};
+    r.kernel = rec.str("kernel");
+    r.median_us = rec.num("median_us");
+    r.rel_err = rec.num("rel_err");
+    r.regs_per_thread = rec.has("regs_per_thread") ? rec.integer("regs_per_thread") : 0;
+    if (r.regs_per_thread < 0 || r.regs_per_thread > 255)
+      throw UserError(fmt::format("{}: regs_per_thread {} is not 0 (not recorded) to 255",
+                                  at.where(), r.regs_per_thread));
+    if (!(r.median_us > 0))
+      throw UserError(fmt::format("{}: median_us must be positive", at.where()));
+    rows.push_back(std::move(r));
   }
   return rows;
 }

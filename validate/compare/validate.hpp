@@ -83,6 +83,8 @@ struct AccuracyStats {
 
 // Reads every results*.csv under `dir`. Throws UserError naming the file and line on bad input.
 std::vector<MeasuredRow> read_measurements(const std::string& dir);
+// Reads one file of gemmsim-bench rows (cuBLAS rows skipped), as read_measurements does.
+std::vector<MeasuredRow> read_measurement_file(const std::string& path);
 
 AccuracyStats accuracy(const std::vector<RowResult>& rows);
 
