@@ -61,6 +61,28 @@ __global__ void probe(const char* src, unsigned long long n_chunks, unsigned lon
   if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - t0;
 }
 
+// Launches launch(0) to warm up, then launch(1) .. launch(5), and sets *cycles to the median
+// over those five of the median CTA's clock64 span (each kernel writes its CTAs' spans to
+// cycles_dev).
+template <class Launch>
+int median_cta_cycles(Launch launch, int grid, long long* cycles_dev, double* cycles) {
+  launch(0);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  std::vector<double> per_launch;
+  std::vector<long long> c(grid);
+  for (int r = 1; r <= 5; ++r) {
+    launch(r);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(c.data(), cycles_dev, grid * sizeof(long long), cudaMemcpyDeviceToHost));
+    std::sort(c.begin(), c.end());
+    per_launch.push_back(double(c[grid / 2]));
+  }
+  std::sort(per_launch.begin(), per_launch.end());
+  *cycles = per_launch[2];
+  return 0;
+}
+
 template <int D, int V>
 int run(const char* src, unsigned long long span, int grid, int warps, long long* cycles_dev,
         int sm_count) {
@@ -74,23 +96,14 @@ int run(const char* src, unsigned long long span, int grid, int warps, long long
   // cold; from an L2-resident one every launch reads what the warm-up brought in.
   const unsigned long long per_launch_chunks =
       span > (64ull << 20) ? static_cast<unsigned long long>(grid) * threads * iters : 0;
-  unsigned long long first = 0;
-  probe<D, V><<<grid, threads, smem>>>(src, n_chunks, first, iters, cycles_dev);  // warm-up
-  first += per_launch_chunks;
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<double> per_launch;
-  std::vector<long long> c(grid);
-  for (int r = 0; r < 5; ++r) {
-    probe<D, V><<<grid, threads, smem>>>(src, n_chunks, first, iters, cycles_dev);
-    first += per_launch_chunks;
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(c.data(), cycles_dev, grid * sizeof(long long), cudaMemcpyDeviceToHost));
-    std::sort(c.begin(), c.end());
-    per_launch.push_back(double(c[grid / 2]));
-  }
-  std::sort(per_launch.begin(), per_launch.end());
-  const double cyc = per_launch[2];  // median over launches of the median CTA
+  double cyc = 0;
+  if (median_cta_cycles(
+          [&](int r) {
+            probe<D, V>
+                <<<grid, threads, smem>>>(src, n_chunks, r * per_launch_chunks, iters, cycles_dev);
+          },
+          grid, cycles_dev, &cyc))
+    return 1;
   const double bytes = double(threads) * iters * V;
   std::printf("%llu,%d,%d,%d,%d,%.0f,%.0f,%.3f\n", span, grid == sm_count ? 0 : grid, warps, V, D,
               bytes, cyc, bytes / cyc);
@@ -137,23 +150,14 @@ int run_burst(const char* src, unsigned long long span, int grid, long long* cyc
   // As in run(): a DRAM-resident source is read afresh by every launch.
   const unsigned long long launch_bytes =
       span > (64ull << 20) ? static_cast<unsigned long long>(grid) * iters * U * threads * 16 : 0;
-  unsigned long long first = 0;
-  burst<U, G><<<grid, threads, smem>>>(src, span, first, iters, cycles_dev);  // warm-up
-  first += launch_bytes;
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<double> per_launch;
-  std::vector<long long> c(grid);
-  for (int r = 0; r < 5; ++r) {
-    burst<U, G><<<grid, threads, smem>>>(src, span, first % span, iters, cycles_dev);
-    first += launch_bytes;
-    CK(cudaGetLastError());
-    CK(cudaMemcpy(c.data(), cycles_dev, grid * sizeof(long long), cudaMemcpyDeviceToHost));
-    std::sort(c.begin(), c.end());
-    per_launch.push_back(double(c[grid / 2]));
-  }
-  std::sort(per_launch.begin(), per_launch.end());
-  const double cyc = per_launch[2];
+  double cyc = 0;
+  if (median_cta_cycles(
+          [&](int r) {
+            burst<U, G>
+                <<<grid, threads, smem>>>(src, span, (r * launch_bytes) % span, iters, cycles_dev);
+          },
+          grid, cycles_dev, &cyc))
+    return 1;
   const double bytes = double(threads) * iters * U * 16;
   std::printf("burst,%llu,%d,1,%d,%d,%.0f,%.0f,%.3f,%.1f\n", span, grid == sm_count ? 0 : grid, U,
               G, bytes, cyc, bytes / cyc, cyc / iters);
