@@ -1281,10 +1281,14 @@ class Runner {
     CK(cudaFree(buf));
   }
 
-  // DRAM load-to-use latency seen by one thread while the other SMs stream from DRAM at a
-  // range of rates (streaming SMs x loads in flight per thread): the latency-vs-bandwidth curve.
-  void loaded_latency() {
-    const size_t chase_span = 1024ull << 20, stream_bytes = 2048ull << 20;
+  // Load-to-use latency seen by one thread while the other SMs stream at a range of rates
+  // (streaming SMs x loads in flight per thread): the latency-vs-bandwidth curve. From DRAM
+  // (`l2` false: the chase over 1 GB of random lines, the streams over 2 GB) or from L2 (the
+  // chase over 4096 lines of 4 MiB and the streams over 16 MiB, both resident after a warm-up
+  // pass of the chase and the streams' first rounds).
+  void loaded_latency(bool l2 = false) {
+    const size_t chase_span = l2 ? (4ull << 20) : (1024ull << 20);
+    const size_t stream_bytes = l2 ? (16ull << 20) : (2048ull << 20);
     char* buf = nullptr;
     uint4* st = nullptr;
     CK(cudaMalloc(&buf, chase_span));
@@ -1295,7 +1299,7 @@ class Runner {
     unsigned long long* bytes = nullptr;
     CK(cudaMalloc(&stop, sizeof(int)));
     CK(cudaMalloc(&bytes, sizeof(unsigned long long)));
-    const size_t lines = 1 << 16;
+    const size_t lines = l2 ? (1 << 12) : (1 << 16);
     unsigned long long* start = build_chase(buf, chase_span, lines, 77);
     const int smem = static_cast<int>(prop_.sharedMemPerMultiprocessor / 2 + 1024);
     CK(cudaFuncSetAttribute(loaded_chase_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1311,7 +1315,8 @@ class Runner {
       CK(cudaMemset(stop, 0, sizeof(int)));
       CK(cudaMemset(bytes, 0, sizeof(unsigned long long)));
       loaded_chase_kernel<<<1 + q.sms, 512, smem>>>(
-          start, 256, iters, st, static_cast<long long>(stream_bytes / 16), q.inflight, stop, bytes,
+          start, l2 ? 2 * int(lines) : 256, iters, st, static_cast<long long>(stream_bytes / 16),
+          q.inflight, stop, bytes,
           reinterpret_cast<unsigned long long*>(sink_), probe_);
       CKL();
       CK(cudaDeviceSynchronize());
@@ -1326,12 +1331,15 @@ class Runner {
       }
       const double gbs = q.sms ? static_cast<double>(b) / static_cast<double>(g1 - g0) : 0.0;
       const std::string tag = "_s" + std::to_string(q.sms) + "_f" + std::to_string(q.inflight);
-      const std::string how = "1 thread chasing 65536 random lines over 1 GB while " +
-                              std::to_string(q.sms) + " other SMs (1 block x 512 thr each) " +
-                              "stream ld.global.cg.v4 over 2 GB with " +
-                              std::to_string(q.inflight) + " loads in flight per thread";
-      add("dram_loaded_latency" + tag, cyc, "cycles", mhz(ps[0]), how);
-      add("dram_loaded_bandwidth" + tag, gbs, "GB/s", mhz(ps[0]),
+      const std::string how =
+          "1 thread chasing " + std::to_string(lines) + " random lines over " +
+          (l2 ? "4 MiB (L2-resident)" : "1 GB") + " while " + std::to_string(q.sms) +
+          " other SMs (1 block x 512 thr each) stream ld.global.cg.v4 over " +
+          (l2 ? "16 MiB (L2-resident)" : "2 GB") + " with " + std::to_string(q.inflight) +
+          " loads in flight per thread";
+      const std::string what = l2 ? "l2_loaded" : "dram_loaded";
+      add(what + "_latency" + tag, cyc, "cycles", mhz(ps[0]), how);
+      add(what + "_bandwidth" + tag, gbs, "GB/s", mhz(ps[0]),
           "same run: streamed bytes / span of the streaming blocks' %globaltimer");
     }
     CK(cudaFree(buf));
@@ -2690,7 +2698,7 @@ int main(int argc, char** argv) {
       std::fprintf(
           stderr,
           "usage: gemmsim-microbench [--out FILE] [--quick] "
-          "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|"
+          "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|l2loaded|"
           "ifetch|dirty|granularity|reduction|"
           "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|patterns|l2shapes]\n");
       return 2;
@@ -2700,7 +2708,7 @@ int main(int argc, char** argv) {
       "",           "smem",       "arithmetic", "issue",   "global",    "element",     "l2port",
       "bandwidth",  "launch",     "loaded",     "ifetch",  "dirty",     "granularity", "reduction",
       "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part",      "tilelat",
-      "patterns",   "l2shapes"};
+      "patterns",   "l2shapes",   "l2loaded"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -2718,6 +2726,7 @@ int main(int argc, char** argv) {
     if (want("bandwidth")) r.bandwidth();
     if (want("launch")) r.launch();
     if (want("loaded")) r.loaded_latency();
+    if (want("l2loaded")) r.loaded_latency(true);
     if (want("ifetch")) r.instruction_fetch();
     if (want("dirty")) r.dirty_lines();
     if (want("granularity")) r.access_granularity();
