@@ -36,10 +36,11 @@ Line fit(const std::vector<double>& x, const std::vector<double>& y) {
 TEST_CASE("A lone CTA's time per K tile and its fixed part follow the warm one-CTA sweep",
           "[accuracy]") {
   const std::string root = GEMMSIM_SOURCE_DIR;
-  const auto rows = read_measurement_file(root + "/validate/data/h100/one_cta_s16_flush_none.csv");
-  REQUIRE(rows.size() == 56);
   ValidateOptions o;
+  o.data_dir = root + "/validate/data/h100";  // its counters files (none match these rows)
   o.hw = "h100";
+  const auto rows = read_measurement_file(o.data_dir + "/one_cta_s16_flush_none.csv");
+  REQUIRE(rows.size() == 56);
   o.l2_start = "warm";
   const std::vector<RowResult> results = simulate_rows(rows, o);
 
