@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/common/aux_models.hpp"
 #include "kernels/common/kernel_name.hpp"
@@ -114,34 +115,8 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
     const auto flush = make_memset_model(kFlushBuffer, 2 * gpu.l2.size.value);
     origin = model.run(*flush, launch).end;
   }
-  if (start == L2Start::Warm) {
-    // The same launches once before, untimed, from a clean L2.
-    sim::Tick t = origin;
-    auto warm = [&](const sim::KernelModel& k, int ctas) {
-      t = model.run(k, t + launch, ctas).end;
-    };
-    if (config.split_k > 1 && config.split_k_mode == SplitKMode::Atomic)
-      warm(*make_fill_model(problem, config.dtype), 0);
-    warm(*make_main_model(config, problem, gpu, options.regs_per_thread), main_ctas);
-    if (config.split_k > 1 && config.split_k_mode == SplitKMode::Reduction)
-      warm(*make_splitk_reduction_model(config, problem), 0);
-    origin = t;
-  }
-  model.set_observer(options.observer);
-
-  sim::Tick now = origin;
-  auto run_aux = [&](const sim::KernelModel& k) {
-    const sim::KernelStats s = model.run(k, now + launch);
-    out.launches.push_back({k.name(), double(s.end - now) / 1e6, double(s.end - s.start) / 1e6,
-                            s.ctas});
-    out.events += s.events;
-    out.warp_instructions += s.warp_instructions;
-    now = s.end;
-  };
-
-  if (config.split_k > 1 && config.split_k_mode == SplitKMode::Atomic)
-    run_aux(*make_fill_model(problem, config.dtype));
-
+  // The launches of one GEMM, in order: split-K's fill of C (atomic), the main kernel, split-K's
+  // reduction. Each waits for the one before plus the launch overhead.
   const auto main_model = make_main_model(config, problem, gpu, options.regs_per_thread);
   if (options.regs_per_thread > 0 &&
       sim::GpuModel::ctas_per_sm(gpu, main_model->geometry(), nullptr) < 1)
@@ -150,17 +125,39 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
         "({} registers, allocated per warp in units of {} within each of its {} sub-partitions)",
         options.regs_per_thread, main_model->geometry().threads_per_cta, gpu.name, gpu.sm.registers,
         gpu.sm.register_alloc_unit, gpu.sm.sub_partitions));
-  const sim::MemoryCounters before = memory.counters();
-  const sim::KernelStats s = model.run(*main_model, now + launch, main_ctas);
-  const sim::MemoryCounters after = memory.counters();
-  out.launches.push_back({main_model->name(), double(s.end - now) / 1e6,
-                          double(s.end - s.start) / 1e6, s.ctas});
-  out.events += s.events;
-  out.warp_instructions += s.warp_instructions;
-  now = s.end;
-
+  std::vector<std::unique_ptr<sim::KernelModel>> aux;
+  std::vector<const sim::KernelModel*> sequence;
+  if (config.split_k > 1 && config.split_k_mode == SplitKMode::Atomic)
+    sequence.push_back(aux.emplace_back(make_fill_model(problem, config.dtype)).get());
+  sequence.push_back(main_model.get());
   if (config.split_k > 1 && config.split_k_mode == SplitKMode::Reduction)
-    run_aux(*make_splitk_reduction_model(config, problem));
+    sequence.push_back(aux.emplace_back(make_splitk_reduction_model(config, problem)).get());
+  auto cta_limit = [&](const sim::KernelModel* k) { return k == main_model.get() ? main_ctas : 0; };
+
+  if (start == L2Start::Warm) {
+    // The same launches once before, untimed.
+    for (const sim::KernelModel* k : sequence)
+      origin = model.run(*k, origin + launch, cta_limit(k)).end;
+  }
+  model.set_observer(options.observer);
+
+  sim::Tick now = origin;
+  sim::KernelStats s;  // the main kernel's
+  sim::MemoryCounters before, after;
+  for (const sim::KernelModel* k : sequence) {
+    const bool is_main = k == main_model.get();
+    if (is_main) before = memory.counters();
+    const sim::KernelStats ks = model.run(*k, now + launch, cta_limit(k));
+    if (is_main) {
+      after = memory.counters();
+      s = ks;
+    }
+    out.launches.push_back(
+        {k->name(), double(ks.end - now) / 1e6, double(ks.end - ks.start) / 1e6, ks.ctas});
+    out.events += ks.events;
+    out.warp_instructions += ks.warp_instructions;
+    now = ks.end;
+  }
 
   // Totals.
   out.time_us = double(now - origin) / 1e6;

@@ -40,6 +40,9 @@ TEST_CASE("Malformed flags are clear errors with exit code 2", "[cli]") {
       {"--hw a100 --tiles 128x128x32 --warps 3x2", "warps must divide"},
       {"--hw a100 --l2-start dirty", "--l2-start 'dirty'"},
       {"--hw h100 --l2-start memset-flush --critical-path", "cannot be combined"},
+      // The register check comes before any launch, the warm start's untimed ones included.
+      {"--hw h100 --tiles 128x256x32 --warps 4x4 --regs 255 --l2-start warm",
+       "does not fit the register file"},
       {"validate --data " GEMMSIM_SOURCE_DIR "/validate/data/h100 --l2-start dirty",
        "--l2-start 'dirty'"},
   };

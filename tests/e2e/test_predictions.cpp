@@ -29,6 +29,15 @@ GemmConfig simt_config(Family f) {
 
 double sustained_dram_gbs(const GpuSpec& g) { return g.dram.sustained.gb_per_s(); }
 
+// The library's bf16 64x64x32 2x2-warp 3-stage tensor-core kernel with swizzled shared memory.
+GemmConfig bf16_64x64x32(const GpuSpec& gpu) {
+  GemmConfig c = default_config(gpu);
+  c.dtype = DType::BF16;
+  c.block_m = 64, c.block_n = 64, c.block_k = 32;
+  c.smem_layout = SmemLayout::Swizzled;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("Every shipped GPU predicts the default case with the documented JSON keys",
@@ -135,10 +144,7 @@ TEST_CASE("Tensor-core kernels run at most at the GPU's tensor clock, SIMT ones 
 
 TEST_CASE("After the harness's memset flush a DRAM-bound kernel writes back dirty lines", "[e2e]") {
   const GpuSpec gpu = load_gpu("h100");
-  GemmConfig c = default_config(gpu);
-  c.dtype = DType::BF16;
-  c.block_m = 64, c.block_n = 64, c.block_k = 32;
-  c.smem_layout = SmemLayout::Swizzled;
+  const GemmConfig c = bf16_64x64x32(gpu);
   // Skinny: 67 MB of A streamed once from DRAM, more than the L2 holds, so the flush's dirty
   // lines are evicted and written back. At most l2.dirty_fraction (24 MiB) is dirty: at the
   // 3.06 TB/s of dram.sustained that is 8.2 us of DRAM time, shared with the reads. (Since the
@@ -160,10 +166,7 @@ TEST_CASE("After the harness's memset flush a DRAM-bound kernel writes back dirt
 
 TEST_CASE("A warm L2 start finds the operands the launch before left there", "[e2e]") {
   const GpuSpec gpu = load_gpu("h100");
-  GemmConfig c = default_config(gpu);
-  c.dtype = DType::BF16;
-  c.block_m = 64, c.block_n = 64, c.block_k = 32;
-  c.smem_layout = SmemLayout::Swizzled;
+  const GemmConfig c = bf16_64x64x32(gpu);
   // One CTA streaming 64 x 4096 of A and 4096 x 64 of B (1 MiB): from DRAM when clean, from L2
   // when warm (validate/data/h100/one_cta_s16_flush_none.csv: 26.4 us against 47.6 after the
   // flush, measured).
