@@ -437,7 +437,11 @@ void RunRecorder::op_issued(const sim::OpIssue& e) {
   // What later operations will wait for.
   const Tick tv = v.time;
   const bool math = op.kind == sim::OpKind::Math;
-  const Category prog_cat = math ? pipe_category(op.pipe) : Category::Issue;
+  // A fragment burst that holds its warp until the port takes it (Op::wait_mio_dispatch) holds
+  // it for shared memory.
+  const Category prog_cat = math                   ? pipe_category(op.pipe)
+                            : op.wait_mio_dispatch ? Category::SharedMemory
+                                                   : Category::Issue;
   W.prog = arrival(v, std::max(after, tv), single(prog_cat, std::max(after, tv) - tv));
   auto result_parts = [&](Tick weight) {
     if (e.mem_path || e.mem_done >= 0) return memory_parts(e.mem_path, weight);

@@ -189,6 +189,7 @@ class TensorPipelinedModel final : public sim::KernelModel {
           w.phase = kStepMma;
           if (w.iter + 1 < w.k_end) {
             fragment_load(w, 0, frag_slot(w.iter + 1, 0), op);
+            op.wait_mio_dispatch = true;  // the burst after the barrier
             return true;
           }
           continue;

@@ -216,6 +216,7 @@ class WarpSpecializedModel final : public sim::KernelModel {
           // EMPTY arrive at the last step), 2 * step + 2 the step's mma batch.
           if (w.sub == 0) {
             fragment_load(w, 0, kFrag0, op);
+            op.wait_mio_dispatch = kk_steps_ == 1;  // the burst after the FULL wait ends here
             w.sub = 1;
             return true;
           }
@@ -227,9 +228,10 @@ class WarpSpecializedModel final : public sim::KernelModel {
           }
           ++w.sub;
           if ((w.sub - 1) % 2 == 1) {  // was odd: loads or arrive
-            if (step + 1 < kk_steps_)
+            if (step + 1 < kk_steps_) {
               fragment_load(w, step + 1, (step + 1) % 2 ? kFrag1 : kFrag0, op);
-            else {
+              op.wait_mio_dispatch = step == 0;  // ... or here, with the next step's fragments
+            } else {
               arrive(empty(w.iter), 1, op);
               op.alu = model::kAluPerKTile;
             }

@@ -275,11 +275,21 @@ TimeBound simulated_time_lower_bound(const GpuSpec& spec, const GemmConfig& c,
                                     busiest(out_total, out_cta) / write_per_clk)
                          : busiest(ab_total + out_total, port_cta) / port_per_clk) +
       l2_hit;
-  // The slices serve loads and reductions on one path, stores on another.
-  const double l2_s =
-      (atomic ? ab_total + out_total * 2.0 : std::max(ab_total, out_total * gpu.l2.write_cost())) /
-          l2_per_clk +
-      l2_hit;
+  // The slices serve loads and reductions on one path, stores on another. With the request
+  // coalescer (l2.coalescing_window) a read may leave with another SM's read of the same line
+  // in its GPC: an A tile reaches the slices at least once per GPC's worth of the tiles_n CTAs
+  // that read it (at most ceil(SMs / GPCs) merge), a B tile likewise over tiles_m.
+  double ab_slices = ab_total;
+  if (bypass && gpu.l2.coalescing_window.value > 0) {
+    const double per_gpc = std::ceil(double(gpu.sm_count) / double(std::max(1, gpu.gpcs)));
+    ab_slices = (double(p.m) * double(l.tiles_n) / std::min(double(l.tiles_n), per_gpc) +
+                 double(p.n) * double(l.tiles_m) / std::min(double(l.tiles_m), per_gpc)) *
+                double(p.k) * e;
+  }
+  const double l2_s = (atomic ? ab_slices + out_total * 2.0
+                              : std::max(ab_slices, out_total * gpu.l2.write_cost())) /
+                          l2_per_clk +
+                      l2_hit;
   // Every sector of A and B misses the (cold) L2 once.
   const double dram_s = (double(p.m) + double(p.n)) * double(p.k) * e / dram_per_clk + l2_hit +
                         dram_lat;

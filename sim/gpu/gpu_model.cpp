@@ -537,6 +537,9 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
                                : ticks(gpu_.smem.store_latency.value);
           mark(op.writes, sm.mio_free + lat, sm.mio_free + lat, WaitCause::Shared);
           w.next_issue = s + ticks(n * issue_cycles);
+          // The port reads an instruction's registers when it serves it: the warp's next
+          // instruction waits until the port takes the batch (sim::Op::wait_mio_dispatch).
+          if (op.wait_mio_dispatch) w.next_issue = std::max(w.next_issue, ms);
           break;
         }
         case OpKind::GlobalLoad:

@@ -78,6 +78,15 @@ struct Op {
   // schedule keeping one operand value live at a time). Their wavefronts are in `wavefronts`;
   // they are counted as instructions besides `count`.
   std::uint32_t lds_chain = 0;
+  // Shared loads: the shared-memory port reads an instruction's address registers when it
+  // serves it, not when the warp issues it, and the compiled kernels overwrite those registers
+  // a few instructions after a burst of ldmatrix, so the warp issues nothing more until the
+  // port takes the batch. Set on the fragment burst that all of a CTA's consumer warps issue at
+  // once after a barrier (or the FULL wait), where the port is congested: Nsight Compute's
+  // source counters put 19% of the pipelined 4x2-warp kernel's stall samples on two such
+  // register moves, 8% of the 2x2-warp kernel's on its burst (validate/data/h100/
+  // ncu_sass_s17.csv). The later bursts of a K tile are interleaved with the mma.sync.
+  bool wait_mio_dispatch = false;
   std::uint64_t flops = 0;       // useful FLOPs of a Math batch (for counters)
   SlotMask reads = 0;
   SlotMask writes = 0;

@@ -339,3 +339,40 @@ TEST_CASE("Shared loads inside a math batch make its warp wait out the shared-lo
   const double four = h.cycles(ScriptedKernel(one_cta(4 * h.gpu.sm.sub_partitions), chained));
   CHECK(four < 2.0 * with_loads);
 }
+
+TEST_CASE(
+    "A fragment burst marked wait_mio_dispatch holds its warp until the shared-memory port "
+    "takes it; unmarked, the warp issues on while the port is busy",
+    "[engine]") {
+  Harness h;
+  // Warps 1..7 each queue a large batch of shared loads first; warp 0 then issues its own batch
+  // and 1000 FFMAs that do not read it. Unmarked, warp 0's FFMAs run while the port serves the
+  // others; marked, they wait until the port reaches warp 0's batch.
+  auto script = [](bool marked) {
+    return [marked](int, int warp) {
+      Op load;
+      load.kind = OpKind::SharedLoad;
+      load.pipe = Pipe::Tensor;
+      load.count = 8;
+      load.wavefronts = 32;
+      load.writes = 2;
+      if (warp != 0) return std::vector<Op>{load, load, load, load};
+      load.wait_mio_dispatch = marked;
+      Op math = ffma(1000);
+      math.reads = math.writes = 1;
+      Op fill = ffma(1);  // lets the other warps queue their loads first
+      fill.reads = fill.writes = 0;
+      return std::vector<Op>{fill, fill, fill, fill, load, math};
+    };
+  };
+  MemorySystem m1(h.gpu, h.clock), m2(h.gpu, h.clock);
+  GpuModel free_model(h.gpu, m1), held_model(h.gpu, m2);
+  const KernelStats free_run = free_model.run(ScriptedKernel(one_cta(8), script(false)), 0);
+  const KernelStats held_run = held_model.run(ScriptedKernel(one_cta(8), script(true)), 0);
+  const double free_cycles = h.clock.cycles(free_run.end - free_run.start);
+  const double held_cycles = h.clock.cycles(held_run.end - held_run.start);
+  // The others queue up to 7 x 4 x 32 wavefronts (896 port cycles) before warp 0's batch:
+  // marked, warp 0's FFMAs (longer than that) start only when the port reaches it.
+  CHECK(held_cycles > free_cycles + 200);
+  CHECK(held_run.warp_instructions == free_run.warp_instructions);
+}
