@@ -662,6 +662,8 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
           Tick done = w.cur.segments.empty()
                           ? s
                           : mem_.access(w.sm, MemOp::LoadBypassL1, w.cur.segments, s);
+          if (!w.cur.refetch.empty())
+            done = std::max(done, mem_.access(w.sm, MemOp::LoadBypassL1, w.cur.refetch, s));
           mem_done = done;
           // The unit requests the box at its own rate: the last request leaves it at tma_free
           // and its data comes back no sooner than an L2 hit later.

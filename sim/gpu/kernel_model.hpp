@@ -114,8 +114,8 @@ struct WarpCursor {
   // part of the first op's Op::fixed_alu).
   std::uint32_t prologue_alu = 0;
   std::vector<Segment> segments;
-  // cp.async only: bytes the same instructions request from L2 a second time, as separate
-  // requests after `segments` (a global sector split over two shared-memory sectors,
+  // cp.async and TMA loads: bytes the same instruction requests from L2 a second time, as
+  // separate requests after `segments` (a global sector split over two shared-memory sectors,
   // kernels/common/tc_plan.hpp). Cleared by the engine before every next_op().
   std::vector<Segment> refetch;
 };
