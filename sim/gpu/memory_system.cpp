@@ -819,12 +819,20 @@ void MemorySystem::Impl::flush_lines() {
   // Locate every pending line first and start loading its sets' metadata, so that the host
   // memory misses of the lines of one request overlap instead of following one another.
   const bool use_l1 = op_ == MemOp::Load && l1_enabled;
+  const bool coalescing = !coalescer.empty() && (op_ == MemOp::Load || op_ == MemOp::LoadBypassL1);
   for (int i = 0; i < pending; ++i) {
     const L2Place p = l2_place(pend_line[i]);
     pend_slice[i] = p.slice;
     pend_l2_set[i] = p.set;
     pend_l2_tag[i] = p.tag;
     l2_store<L2>().prefetch(p.set);
+    if (coalescing) {
+      // The coalescer's entry for this line and GPC (serve_l2), a random place in a table of
+      // slices x 256 entries that the host seldom has cached.
+      const std::uint64_t key =
+          pend_line[i] * coalescing_groups + std::uint64_t(sm_ % int(coalescing_groups));
+      __builtin_prefetch(&coalescer_entry(p.slice, key), 1);
+    }
     if (use_l1) {
       pend_l1_set[i] =
           static_cast<std::uint32_t>(sm_) * l1_sets_per_sm + l1_hash.bucket(pend_line[i]);
