@@ -211,6 +211,9 @@ struct MemorySystem::Impl {
   std::vector<QueuedRead> coalescer;  // [slice * kCoalescerEntries + entry]; empty: none
   double coalescing_window_ps = 0;
   std::uint32_t coalescing_groups = 1;  // gpcs: reads coalesce only within one GPC
+  std::uint64_t coalescer_key(std::uint64_t line, int sm) const {
+    return line * coalescing_groups + std::uint64_t(sm % int(coalescing_groups));
+  }
   QueuedRead& coalescer_entry(std::uint32_t slice, std::uint64_t key) {
     const auto e = static_cast<std::uint32_t>((key * 0x9E3779B97F4A7C15ull) >> 56);  // 8 bits
     return coalescer[std::size_t(slice) * kCoalescerEntries + e];
@@ -657,7 +660,7 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   std::uint64_t key = 0;
   bool coalesced = false;
   if (kind == L2Kind::Read && !coalescer.empty()) {
-    key = pend_line[i] * coalescing_groups + std::uint64_t(sm % int(coalescing_groups));
+    key = coalescer_key(pend_line[i], sm);
     queued = &coalescer_entry(slice, key);
     coalesced = resident && queued->key == key && queued->sm != sm &&
                 now < queued->arrived_ps + coalescing_window_ps && (need & ~queued->sectors) == 0;
@@ -829,9 +832,7 @@ void MemorySystem::Impl::flush_lines() {
     if (coalescing) {
       // The coalescer's entry for this line and GPC (serve_l2), a random place in a table of
       // slices x 256 entries that the host seldom has cached.
-      const std::uint64_t key =
-          pend_line[i] * coalescing_groups + std::uint64_t(sm_ % int(coalescing_groups));
-      __builtin_prefetch(&coalescer_entry(p.slice, key), 1);
+      __builtin_prefetch(&coalescer_entry(p.slice, coalescer_key(pend_line[i], sm_)), 1);
     }
     if (use_l1) {
       pend_l1_set[i] =
