@@ -21,7 +21,12 @@ struct GemmArgs {
   float* workspace = nullptr;  // split_k x M x N fp32, reduction split-K only
   int m = 0, n = 0, k = 0;
   GemmConfig cfg{};  // run-time knobs: split_k, split_k_mode, swizzle
+  // Diagnostics (gemmsim-bench --cta-trace): when set, kernels that support it record per
+  // block, at kCtaTraceWords * (launch order), its SM, start and end %globaltimer (ns) and
+  // output tile; null (the default) records nothing.
+  unsigned long long* cta_trace = nullptr;
 };
+inline constexpr int kCtaTraceWords = 4;
 
 namespace dev {
 
@@ -50,6 +55,32 @@ __device__ __forceinline__ BlockWork block_work(const GemmArgs& args) {
   const long long ke = kb + ks;
   w.k_end = ke < args.k ? static_cast<int>(ke) : args.k;
   return w;
+}
+
+// --cta-trace: thread 0 of a block calls cta_trace_begin first and cta_trace_end after its
+// last store. Words: smid << 32 | slice, start ns, end ns, tile_m << 32 | tile_n.
+__device__ __forceinline__ unsigned long long* cta_trace_slot(const GemmArgs& args) {
+  const unsigned long long order = blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                                                    (blockIdx.y + gridDim.y * blockIdx.z);
+  return args.cta_trace + kCtaTraceWords * order;
+}
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+template <int BM, int BN>
+__device__ __forceinline__ void cta_trace_begin(const GemmArgs& args, const BlockWork& w) {
+  if (args.cta_trace == nullptr) return;
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  unsigned long long* p = cta_trace_slot(args);
+  p[0] = (static_cast<unsigned long long>(smid) << 32) | static_cast<unsigned>(w.slice);
+  p[1] = global_ns();
+  p[3] = (static_cast<unsigned long long>(w.m0 / BM) << 32) | static_cast<unsigned>(w.n0 / BN);
+}
+__device__ __forceinline__ void cta_trace_end(const GemmArgs& args) {
+  if (args.cta_trace != nullptr) cta_trace_slot(args)[2] = global_ns();
 }
 
 // Epilogue target for one block: plain store into C, atomic add into C (split-K atomic), or

@@ -59,6 +59,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
 
   const dev::BlockWork w = dev::block_work<BM, BN, BK>(args);
   if (!w.valid) return;
+  if (threadIdx.x == 0) dev::cta_trace_begin<BM, BN>(args, w);
   const dev::EpilogueTarget et = dev::epilogue_target(args, w.slice);
   const int ktiles = w.k_end > w.k_begin ? (w.k_end - w.k_begin + BK - 1) / BK : 0;
   if (et.atomic && ktiles == 0) return;
@@ -311,6 +312,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
       }
     }
   }
+  if (threadIdx.x == 0) dev::cta_trace_end(args);
 }
 
 }  // namespace gemmsim

@@ -132,6 +132,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
   if (!w.valid) return;  // uniform over the block
   const int ktiles = (w.k_end - w.k_begin + BK - 1) / BK;
   const int tid = threadIdx.x;
+  if (tid == 0) dev::cta_trace_begin<BM, BN>(args, w);
   const int wg = tid / 128;
 
   if (tid == 0) {
@@ -227,6 +228,7 @@ __global__ void __launch_bounds__(Tag::value.threads(), 1)
       }
     }
   }
+  if (tid == 0) dev::cta_trace_end(args);
 #else
   // Compiled for an architecture without the sm_90a feature set (wgmma, setmaxnreg). The
   // kernel library builds 90a wherever 90 is asked for (kernels/cuda/CMakeLists.txt), so this

@@ -5,6 +5,10 @@
 //   gemmsim-bench --sweep s.csv --once                (every row launched once, for ncu)
 //   gemmsim-bench --sweep s.csv --once --flush memset (each launch behind the timed runs' flush,
 //                                                      for ncu --cache-control none)
+//   gemmsim-bench --sweep s.csv --once --cta-trace t.csv
+//                       (per row: a warm-up launch, the flush, then one launch recording each
+//                        block's SM, output tile and start / end %globaltimer into t.csv; the
+//                        pipelined tensor-core and Hopper warp-specialized kernels record)
 //   gemmsim-bench --list                              (kernels in the library)
 //
 // Method, per sweep row (rows are numbered from 0 in file order, comments excluded):
@@ -103,6 +107,7 @@ struct Options {
   std::string flush = "memset";  // memset | read | none (see the header)
   bool flush_given = false;      // --once flushes only when --flush is given
   bool prewarm = false;
+  std::string cta_trace;  // --cta-trace FILE (with --once)
 };
 
 [[noreturn]] void usage(const char* msg) {
@@ -111,7 +116,7 @@ struct Options {
                "         [--row N]... [--rows A:B] [--first-row N] [--once] [--no-cublas] "
                "[--append] [--check-only]\n"
                "         [--min-reps 20] [--max-reps 200] [--target-ms 150] [--seed S]\n"
-               "         [--flush memset|read|none] [--prewarm]\n"
+               "         [--flush memset|read|none] [--prewarm] [--once --cta-trace FILE]\n"
                "       gemmsim-bench --list\n",
                msg);
   std::exit(2);
@@ -147,6 +152,8 @@ Options parse(int argc, char** argv) {
     else if (a == "--target-ms") o.target_ms = std::atof(val().c_str());
     else if (a == "--seed") o.seed = std::strtoull(val().c_str(), nullptr, 10);
     else if (a == "--prewarm") o.prewarm = true;
+    else if (a == "--cta-trace")
+      o.cta_trace = val();
     else if (a == "--flush") {
       o.flush = val();
       o.flush_given = true;
@@ -155,6 +162,7 @@ Options parse(int argc, char** argv) {
     } else usage(("unknown argument " + a).c_str());
   }
   if (!o.list && o.sweep.empty()) usage("--sweep is required");
+  if (!o.cta_trace.empty() && !o.once) usage("--cta-trace needs --once");
   o.max_reps = std::max(o.max_reps, o.min_reps);
   return o;
 }
@@ -320,6 +328,13 @@ class Bench {
     CKB(cublasSetStream(blas_, stream_));
     CKB(cublasSetMathMode(blas_, CUBLAS_DEFAULT_MATH));
     flush_.ensure(2ull * static_cast<size_t>(prop_.l2CacheSize));
+    if (!opt_.cta_trace.empty()) {
+      if (std::ifstream(opt_.cta_trace).good())
+        throw std::runtime_error("--cta-trace " + opt_.cta_trace + " exists; not overwriting it");
+      trace_ = std::make_unique<std::ofstream>(opt_.cta_trace);
+      if (!*trace_) throw std::runtime_error("cannot open --cta-trace " + opt_.cta_trace);
+      *trace_ << "row,kernel,m,n,k,order,smid,slice,tile_m,tile_n,start_ns,end_ns\n";
+    }
     sums_.ensure(sizeof(CompareSums));
     ev0_.resize(opt_.max_reps);
     ev1_.resize(opt_.max_reps);
@@ -599,7 +614,7 @@ class Bench {
   }
 
   // --once: one launch of the row's kernel on random inputs (for ncu); no reference, no timing.
-  bool run_once(const SweepRow& r, uint64_t seed, std::string& why) {
+  bool run_once(const SweepRow& r, int row, uint64_t seed, std::string& why) {
     if (r.cublas) {
       prepare_inputs(r.cfg.dtype, r.m, r.n, r.k, seed);
       reference(r);
@@ -620,11 +635,43 @@ class Bench {
       return false;
     }
     prepare_inputs(r.cfg.dtype, r.m, r.n, r.k, seed);
-    const GemmArgs args = kernel_args(r);
-    if (opt_.flush_given) flush_l2();  // for ncu --cache-control none: the timed runs' L2 state
+    GemmArgs args = kernel_args(r);
+    if (trace_ != nullptr) {  // --cta-trace: warm up, then trace a launch behind the flush
+      CK(e->launch(args, stream_));
+      const GridDims g = grid_dims(r.cfg, GemmProblem{args.m, args.n, args.k});
+      const size_t blocks = static_cast<size_t>(g.x) * g.y * g.z;
+      cta_trace_.ensure(blocks * kCtaTraceWords * sizeof(unsigned long long));
+      CK(cudaMemsetAsync(cta_trace_.p, 0, blocks * kCtaTraceWords * 8, stream_));
+      args.cta_trace = static_cast<unsigned long long*>(cta_trace_.p);
+      flush_l2();
+    } else if (opt_.flush_given) {
+      flush_l2();  // for ncu --cache-control none: the timed runs' L2 state
+    }
     CK(e->launch(args, stream_));
     CK(cudaStreamSynchronize(stream_));
+    if (trace_ != nullptr) write_cta_trace(row, kernel_name(r.cfg), args);
     return true;
+  }
+
+  // One line per block: row, kernel, launch order, SM, split-K slice, output tile, start and
+  // end in ns from the launch's first block start (end 0: the block recorded no end).
+  void write_cta_trace(int row, const std::string& kernel, const GemmArgs& args) {
+    const GridDims g = grid_dims(args.cfg, GemmProblem{args.m, args.n, args.k});
+    const size_t blocks = static_cast<size_t>(g.x) * g.y * g.z;
+    std::vector<unsigned long long> h(blocks * kCtaTraceWords);
+    CK(cudaMemcpy(h.data(), cta_trace_.p, h.size() * 8, cudaMemcpyDeviceToHost));
+    unsigned long long t0 = ~0ull;
+    for (size_t i = 0; i < blocks; ++i)
+      if (h[i * kCtaTraceWords + 1] != 0) t0 = std::min(t0, h[i * kCtaTraceWords + 1]);
+    for (size_t i = 0; i < blocks; ++i) {
+      const unsigned long long* w = &h[i * kCtaTraceWords];
+      if (w[1] == 0) continue;  // padding block, or a kernel that does not record
+      *trace_ << row << "," << kernel << "," << args.m << "," << args.n << "," << args.k << "," << i
+              << "," << (w[0] >> 32) << "," << (w[0] & 0xffffffffu) << "," << (w[3] >> 32) << ","
+              << (w[3] & 0xffffffffu) << "," << (w[1] - t0) << "," << (w[2] != 0 ? w[2] - t0 : 0)
+              << "\n";
+    }
+    trace_->flush();
   }
 
   const Options& opt_;
@@ -635,6 +682,8 @@ class Bench {
   cublasHandle_t blas_ = nullptr;
   DevBuf a_, b_, c_, ref_, ws_, flush_, sums_;
   DevBuf warm_a_, warm_b_, warm_c_, warm_ws_;  // --prewarm's own operands
+  DevBuf cta_trace_;                           // --cta-trace's records
+  std::unique_ptr<std::ofstream> trace_;       // --cta-trace's file, null without it
   std::vector<cudaEvent_t> ev0_, ev1_;
   unsigned flush_value_ = 0;
   double launch_overhead_us_ = 0;
@@ -660,7 +709,7 @@ int run(const Options& opt) {
     int fails = 0;
     for (int i : sel) {
       std::string why;
-      const bool ok = b.run_once(rows[i], opt.seed + static_cast<uint64_t>(i), why);
+      const bool ok = b.run_once(rows[i], i, opt.seed + static_cast<uint64_t>(i), why);
       std::printf("once row %d %s %s%s\n", i,
                   rows[i].cublas ? "cublas" : kernel_name(rows[i].cfg).c_str(),
                   ok ? "ok" : "SKIPPED: ", why.c_str());
