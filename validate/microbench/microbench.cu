@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -40,9 +41,10 @@ void check(cudaError_t e, const char* expr, int line) {
 #define CK(x) check((x), #x, __LINE__)
 #define CKL() CK(cudaGetLastError())
 
-// Per-block timing record: clock64 span and %globaltimer span of thread 0.
+// Per-block timing record: clock64 span and %globaltimer span of thread 0, and its SM.
 struct Probe {
   long long c0, c1, g0, g1;
+  int smid;
 };
 __device__ __forceinline__ long long gtimer() {
   long long t;
@@ -52,6 +54,9 @@ __device__ __forceinline__ long long gtimer() {
 __device__ __forceinline__ void probe_start(Probe* p) {
   __syncthreads();
   if (threadIdx.x == 0) {
+    int sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    p[blockIdx.x].smid = sm;
     p[blockIdx.x].g0 = gtimer();
     p[blockIdx.x].c0 = clock64();
   }
@@ -303,6 +308,16 @@ __global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int 
   probe_end(pr);
   __syncthreads();
   if (s[threadIdx.x].x == 0x12345678u) sink[0] = 1;
+}
+
+// Which SMs share a GPC: every block of a thread-block cluster runs in one GPC, so SMs that
+// ever hold blocks of one cluster are in the same GPC. Each block writes its SM id.
+__global__ void cluster_smid_kernel(int* smids) {
+  extern __shared__ unsigned char big[];  // sized so that one block fills an SM
+  int sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  if (threadIdx.x == 0) smids[blockIdx.x] = sm;
+  if (sm < 0) big[threadIdx.x] = 1;
 }
 
 // Element-wise copy chunks, as the tensor-core kernels copy operands whose rows are not 16-byte
@@ -1630,6 +1645,124 @@ class Runner {
   // hit costs more when the line's slice is in the other partition than the SM; comparing the
   // per-line times from several SMs shows which lines are far for which SM. Raw per-line cycles
   // go to `lines_path`.
+  // Is the L2 shared fairly among SMs that all load at once? One block per SM, equal work:
+  // (a) ld.global.cg over a 16 MB footprint all blocks stream through (read_kernel), (b)
+  // cp.async re-reading the block's own 64 KB slice (cp_async_bw_kernel), each three times.
+  // Per block its SM and rate (bytes / its clock64 span) go to `sms_path`; the summary rows give
+  // the spread over SMs and how well one repeat's per-SM rates predict the next's.
+  void sm_spread(const std::string& sms_path) {
+    const size_t fp = 16ull << 20;
+    const DevBuffer buf(fp, 3);
+    const uint4* a = buf.p;
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    std::ofstream f(sms_path);
+    f << "test,rep,block,smid,cycles,ns,bytes_per_clk\n";
+    CK(cudaFuncSetAttribute(cp_async_bw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            kCpAsyncBwSmem));
+    for (const std::string test : {"ldcg_shared16MB", "cp_async_own64KB"}) {
+      const bool ld = test[0] == 'l';
+      const int passes = quick_ ? 10 : 40, chunks = quick_ ? 1024 : 4096;
+      const double bytes = ld ? static_cast<double>(fp) * passes / sms_ : 256.0 * chunks * 16;
+      std::vector<std::map<int, double>> by_sm;
+      for (int rep = 0; rep < 3; ++rep) {
+        if (ld)
+          read_kernel<<<sms_, 1024>>>(a, fp / 16, passes, sink, probe_);
+        else
+          cp_async_bw_kernel<<<sms_, 256, kCpAsyncBwSmem>>>(a, fp / 16, chunks, sink, probe_);
+        CKL();
+        CK(cudaDeviceSynchronize());
+        const auto ps = probes(sms_);
+        std::vector<double> rate;
+        by_sm.emplace_back();
+        for (int b = 0; b < sms_; ++b) {
+          const double r = bytes / static_cast<double>(ps[b].c1 - ps[b].c0);
+          rate.push_back(r);
+          by_sm.back()[ps[b].smid] = r;
+          f << test << "," << rep << "," << b << "," << ps[b].smid << "," << ps[b].c1 - ps[b].c0
+            << "," << ps[b].g1 - ps[b].g0 << "," << r << "\n";
+        }
+        std::sort(rate.begin(), rate.end());
+        const auto q = [&](double x) { return rate[static_cast<size_t>(x * (rate.size() - 1))]; };
+        const std::string what = "per-SM rate, one block per SM, equal work (" + test + ", rep " +
+                                 std::to_string(rep) + "): bytes / the block's clock64 span";
+        add("smspread_" + test + "_min", q(0), "B/clk", mhz(ps[0]), what);
+        add("smspread_" + test + "_p10", q(0.1), "B/clk", mhz(ps[0]), what);
+        add("smspread_" + test + "_p50", q(0.5), "B/clk", mhz(ps[0]), what);
+        add("smspread_" + test + "_p90", q(0.9), "B/clk", mhz(ps[0]), what);
+        add("smspread_" + test + "_max", q(1), "B/clk", mhz(ps[0]), what);
+      }
+      for (int rep = 1; rep < 3; ++rep) {  // Pearson over SMs, repeat rep-1 against rep
+        std::vector<double> x, y;
+        for (const auto& [sm, r] : by_sm[rep])
+          if (by_sm[rep - 1].count(sm)) {
+            x.push_back(by_sm[rep - 1].at(sm));
+            y.push_back(r);
+          }
+        double mx = 0, my = 0;
+        for (size_t i = 0; i < x.size(); ++i) mx += x[i] / x.size(), my += y[i] / y.size();
+        double sxy = 0, sxx = 0, syy = 0;
+        for (size_t i = 0; i < x.size(); ++i) {
+          sxy += (x[i] - mx) * (y[i] - my);
+          sxx += (x[i] - mx) * (x[i] - mx);
+          syy += (y[i] - my) * (y[i] - my);
+        }
+        add("smspread_" + test + "_corr_rep" + std::to_string(rep), sxy / std::sqrt(sxx * syy), "1",
+            nvml_mhz(), "Pearson correlation over SMs of the per-SM rates of two repeats");
+      }
+    }
+    // GPCs: launches of 2-SM to 8-SM clusters, one block per SM; union of co-clustered SMs.
+    {
+      std::vector<int> parent(1024);
+      std::iota(parent.begin(), parent.end(), 0);
+      const std::function<int(int)> root = [&](int x) {
+        return parent[x] == x ? x : parent[x] = root(parent[x]);
+      };
+      const int smem = 200 * 1024;
+      CK(cudaFuncSetAttribute(cluster_smid_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              smem));
+      int* d = nullptr;
+      CK(cudaMalloc(&d, sizeof(int) * 4096));
+      for (int cs : {2, 4, 8}) {
+        for (int rep = 0; rep < 8; ++rep) {
+          const int blocks = (sms_ / cs) * cs;
+          cudaLaunchConfig_t cfg{};
+          cfg.gridDim = dim3(blocks);
+          cfg.blockDim = dim3(64);
+          cfg.dynamicSmemBytes = smem;
+          cudaLaunchAttribute at{};
+          at.id = cudaLaunchAttributeClusterDimension;
+          at.val.clusterDim.x = cs;
+          at.val.clusterDim.y = 1;
+          at.val.clusterDim.z = 1;
+          cfg.attrs = &at;
+          cfg.numAttrs = 1;
+          if (cudaLaunchKernelEx(&cfg, cluster_smid_kernel, d) != cudaSuccess) {
+            (void)cudaGetLastError();  // this cluster size does not fit: skip it
+            continue;
+          }
+          CK(cudaDeviceSynchronize());
+          std::vector<int> h(blocks);
+          CK(cudaMemcpy(h.data(), d, sizeof(int) * blocks, cudaMemcpyDeviceToHost));
+          for (int b = 0; b < blocks; ++b) parent[root(h[b])] = root(h[b - b % cs]);
+        }
+      }
+      CK(cudaFree(d));
+      std::map<int, std::vector<int>> gpc;
+      for (int sm = 0; sm < sms_; ++sm) gpc[root(sm)].push_back(sm);
+      std::ofstream g(sms_path + ".gpc.csv");
+      g << "gpc,sms,smids\n";
+      int i = 0;
+      for (const auto& [r, members] : gpc) {
+        g << i++ << "," << members.size() << ",";
+        for (size_t k = 0; k < members.size(); ++k) g << (k ? " " : "") << members[k];
+        g << "\n";
+      }
+      add("smspread_gpc_groups", static_cast<double>(gpc.size()), "count", nvml_mhz(),
+          "groups of SMs that ever shared a 2-, 4- or 8-block cluster (24 launches): GPCs, or "
+          "finer where a GPC's SMs never met");
+    }
+  }
+
   void l2_partitions(const std::string& lines_path) {
     const size_t span = 1ull << 30, big = 256ull << 20;
     const DevBuffer buf(span, 0), clean_buf(big, 1);
@@ -2700,7 +2833,8 @@ int main(int argc, char** argv) {
           "usage: gemmsim-microbench [--out FILE] [--quick] "
           "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|l2loaded|"
           "ifetch|dirty|granularity|reduction|"
-          "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|patterns|l2shapes]\n");
+          "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|patterns|l2shapes|"
+          "smspread]\n");
       return 2;
     }
   }
@@ -2708,7 +2842,7 @@ int main(int argc, char** argv) {
       "",           "smem",       "arithmetic", "issue",   "global",    "element",     "l2port",
       "bandwidth",  "launch",     "loaded",     "ifetch",  "dirty",     "granularity", "reduction",
       "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part",      "tilelat",
-      "patterns",   "l2shapes",   "l2loaded"};
+      "patterns",   "l2shapes",   "l2loaded",   "smspread"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -2740,6 +2874,7 @@ int main(int argc, char** argv) {
     if (want("tilelat")) r.tile_latency();
     if (want("patterns")) r.patterns();
     if (want("l2shapes")) r.l2_shapes();
+    if (want("smspread")) r.sm_spread(out + ".sms.csv");
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
