@@ -50,7 +50,8 @@
 //  * Request coalescer (l2.coalescing_window > 0, with the GPU's gpcs): a read of sectors that a
 //    read from another SM of the same GPC asked the same slice for within the window takes no
 //    slice time and is no L2 lookup; it completes with that read. An SM's own repeats are not
-//    merged. Off (0) in the shipped files.
+//    merged. On in h100.yaml and h200.yaml (25 cycles, session 17); off where a GPU file does
+//    not give it.
 //  * One access() call is one coalesced request: repeated sectors within a call count once.
 #pragma once
 
