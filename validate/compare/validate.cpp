@@ -21,6 +21,7 @@
 #include "sim/run/run.hpp"
 #include "validate/compare/counters.hpp"
 #include "validate/compare/csv.hpp"
+#include "validate/compare/stats.hpp"
 
 namespace gemmsim {
 namespace {
@@ -65,19 +66,6 @@ std::vector<double> ranks(const std::vector<double>& v) {
     i = j + 1;
   }
   return r;
-}
-
-double pearson(const std::vector<double>& a, const std::vector<double>& b) {
-  const double n = double(a.size());
-  const double ma = std::accumulate(a.begin(), a.end(), 0.0) / n;
-  const double mb = std::accumulate(b.begin(), b.end(), 0.0) / n;
-  double sab = 0, saa = 0, sbb = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    sab += (a[i] - ma) * (b[i] - mb);
-    saa += (a[i] - ma) * (a[i] - ma);
-    sbb += (b[i] - mb) * (b[i] - mb);
-  }
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
 }
 
 std::string problem_key(const MeasuredRow& r) {

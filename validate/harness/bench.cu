@@ -636,10 +636,10 @@ class Bench {
     }
     prepare_inputs(r.cfg.dtype, r.m, r.n, r.k, seed);
     GemmArgs args = kernel_args(r);
+    const GridDims g = grid_dims(r.cfg, GemmProblem{args.m, args.n, args.k});
+    const size_t blocks = static_cast<size_t>(g.x) * g.y * g.z;
     if (trace_ != nullptr) {  // --cta-trace: warm up, then trace a launch behind the flush
       CK(e->launch(args, stream_));
-      const GridDims g = grid_dims(r.cfg, GemmProblem{args.m, args.n, args.k});
-      const size_t blocks = static_cast<size_t>(g.x) * g.y * g.z;
       cta_trace_.ensure(blocks * kCtaTraceWords * sizeof(unsigned long long));
       CK(cudaMemsetAsync(cta_trace_.p, 0, blocks * kCtaTraceWords * 8, stream_));
       args.cta_trace = static_cast<unsigned long long*>(cta_trace_.p);
@@ -649,15 +649,13 @@ class Bench {
     }
     CK(e->launch(args, stream_));
     CK(cudaStreamSynchronize(stream_));
-    if (trace_ != nullptr) write_cta_trace(row, kernel_name(r.cfg), args);
+    if (trace_ != nullptr) write_cta_trace(row, kernel_name(r.cfg), args, blocks);
     return true;
   }
 
   // One line per block: row, kernel, launch order, SM, split-K slice, output tile, start and
   // end in ns from the launch's first block start (end 0: the block recorded no end).
-  void write_cta_trace(int row, const std::string& kernel, const GemmArgs& args) {
-    const GridDims g = grid_dims(args.cfg, GemmProblem{args.m, args.n, args.k});
-    const size_t blocks = static_cast<size_t>(g.x) * g.y * g.z;
+  void write_cta_trace(int row, const std::string& kernel, const GemmArgs& args, size_t blocks) {
     std::vector<unsigned long long> h(blocks * kCtaTraceWords);
     CK(cudaMemcpy(h.data(), cta_trace_.p, h.size() * 8, cudaMemcpyDeviceToHost));
     unsigned long long t0 = ~0ull;

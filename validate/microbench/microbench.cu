@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kernels/common/gemm_args.cuh"
+#include "validate/compare/stats.hpp"
 #include "validate/harness/gpu_info.hpp"
 #include "validate/harness/l2_clean.cuh"
 
@@ -1639,12 +1640,6 @@ class Runner {
     }
   }
 
-  // Near and far L2 partitions. 64 lines at random in a 1 GB buffer are chased one load at a
-  // time by one thread on a chosen SM, each load timed: cold (after a 256 MB read of another
-  // buffer), again from the same SM (hits in the L2), and from another SM right after. A miss or
-  // hit costs more when the line's slice is in the other partition than the SM; comparing the
-  // per-line times from several SMs shows which lines are far for which SM. Raw per-line cycles
-  // go to `lines_path`.
   // Is the L2 shared fairly among SMs that all load at once? One block per SM, equal work:
   // (a) ld.global.cg over a 16 MB footprint all blocks stream through (read_kernel), (b)
   // cp.async re-reading the block's own 64 KB slice (cp_async_bw_kernel), each three times.
@@ -1698,15 +1693,7 @@ class Runner {
             x.push_back(by_sm[rep - 1].at(sm));
             y.push_back(r);
           }
-        double mx = 0, my = 0;
-        for (size_t i = 0; i < x.size(); ++i) mx += x[i] / x.size(), my += y[i] / y.size();
-        double sxy = 0, sxx = 0, syy = 0;
-        for (size_t i = 0; i < x.size(); ++i) {
-          sxy += (x[i] - mx) * (y[i] - my);
-          sxx += (x[i] - mx) * (x[i] - mx);
-          syy += (y[i] - my) * (y[i] - my);
-        }
-        add("smspread_" + test + "_corr_rep" + std::to_string(rep), sxy / std::sqrt(sxx * syy), "1",
+        add("smspread_" + test + "_corr_rep" + std::to_string(rep), gemmsim::pearson(x, y), "1",
             nvml_mhz(), "Pearson correlation over SMs of the per-SM rates of two repeats");
       }
     }
@@ -1763,6 +1750,12 @@ class Runner {
     }
   }
 
+  // Near and far L2 partitions. 64 lines at random in a 1 GB buffer are chased one load at a
+  // time by one thread on a chosen SM, each load timed: cold (after a 256 MB read of another
+  // buffer), again from the same SM (hits in the L2), and from another SM right after. A miss or
+  // hit costs more when the line's slice is in the other partition than the SM; comparing the
+  // per-line times from several SMs shows which lines are far for which SM. Raw per-line cycles
+  // go to `lines_path`.
   void l2_partitions(const std::string& lines_path) {
     const size_t span = 1ull << 30, big = 256ull << 20;
     const DevBuffer buf(span, 0), clean_buf(big, 1);
