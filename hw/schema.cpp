@@ -56,10 +56,11 @@ std::vector<FieldSpec> build_schema() {
                "Streaming multiprocessors enabled on "
                "this SKU."),
       optional("gpcs", GPU_FIELD(gpcs), 0, 64,
-               "Graphics processing clusters (GPCs) the SMs are grouped in; SM i is in GPC "
-               "i mod gpcs, as the block scheduler spreads consecutive CTAs over the GPCs. Used "
-               "by l2.coalescing_window (a coalesced response returns to one GPC). Omitted or "
-               "0: one."),
+               "Graphics processing clusters (GPCs) the SMs are grouped in; the model puts SM "
+               "i in GPC i mod gpcs (the H100's block scheduler fills a GPC with consecutive "
+               "CTAs instead: validate/data/h100/README.md, session 20). Used by "
+               "l2.coalescing_window (a coalesced response returns to one GPC). Omitted or 0: "
+               "one."),
       required("launch_overhead", GPU_FIELD(launch_overhead), 0, 1 * ms,
                "Host launch to the first CTA starting, for kernels launched back to back in one "
                "stream; added once per kernel."),

@@ -21,6 +21,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -285,13 +286,21 @@ __global__ void cp_async_latency_kernel(const uint4* src, int lines, int iters, 
 // cp.async 16 B throughput: each thread keeps 4 stages x 4 chunks in flight, streaming
 // `bytes_per_block` from its block's slice of the source (wrapping inside `footprint`).
 constexpr int kCpAsyncBwSmem = 4 * 4 * 256 * 16;  // 4 stages x 4 chunks x 256 threads
+// `slice_of_sm` (optional, indexed by %smid) names the slice a block reads instead of its own:
+// blocks given one slice read the same lines in the same order at about the same time.
 __global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int chunks_per_thread,
-                                   uint32_t* sink, Probe* pr) {
+                                   uint32_t* sink, Probe* pr, const int* slice_of_sm = nullptr) {
   extern __shared__ uint4 s[];  // [4 stages][4 chunks][256 threads]
   const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
   unsigned slice = 1;  // largest power of two <= footprint16 / gridDim.x (16-byte chunks)
   while (2ull * slice * gridDim.x <= static_cast<unsigned long long>(footprint16)) slice *= 2;
-  const uint4* first = src + static_cast<unsigned long long>(slice) * blockIdx.x;
+  unsigned which = blockIdx.x;
+  if (slice_of_sm) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    which = static_cast<unsigned>(slice_of_sm[sm]);
+  }
+  const uint4* first = src + static_cast<unsigned long long>(slice) * which;
   probe_start(pr);
   unsigned pos = threadIdx.x;
   for (int c = 0; c < chunks_per_thread; c += 4) {
@@ -1697,57 +1706,136 @@ class Runner {
             nvml_mhz(), "Pearson correlation over SMs of the per-SM rates of two repeats");
       }
     }
-    // GPCs: launches of 2-SM to 8-SM clusters, one block per SM; union of co-clustered SMs.
-    {
-      std::vector<int> parent(1024);
-      std::iota(parent.begin(), parent.end(), 0);
-      const std::function<int(int)> root = [&](int x) {
-        return parent[x] == x ? x : parent[x] = root(parent[x]);
-      };
-      const int smem = 200 * 1024;
-      CK(cudaFuncSetAttribute(cluster_smid_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              smem));
-      int* d = nullptr;
-      CK(cudaMalloc(&d, sizeof(int) * 4096));
-      for (int cs : {2, 4, 8}) {
-        for (int rep = 0; rep < 8; ++rep) {
-          const int blocks = (sms_ / cs) * cs;
-          cudaLaunchConfig_t cfg{};
-          cfg.gridDim = dim3(blocks);
-          cfg.blockDim = dim3(64);
-          cfg.dynamicSmemBytes = smem;
-          cudaLaunchAttribute at{};
-          at.id = cudaLaunchAttributeClusterDimension;
-          at.val.clusterDim.x = cs;
-          at.val.clusterDim.y = 1;
-          at.val.clusterDim.z = 1;
-          cfg.attrs = &at;
-          cfg.numAttrs = 1;
-          if (cudaLaunchKernelEx(&cfg, cluster_smid_kernel, d) != cudaSuccess) {
-            (void)cudaGetLastError();  // this cluster size does not fit: skip it
-            continue;
-          }
-          CK(cudaDeviceSynchronize());
-          std::vector<int> h(blocks);
-          CK(cudaMemcpy(h.data(), d, sizeof(int) * blocks, cudaMemcpyDeviceToHost));
-          for (int b = 0; b < blocks; ++b) parent[root(h[b])] = root(h[b - b % cs]);
+    const std::vector<int> group = gpc_groups(sms_path + ".gpc.csv");
+    add("smspread_gpc_groups",
+        static_cast<double>(*std::max_element(group.begin(), group.end()) + 1), "count",
+        nvml_mhz(),
+        "groups of SMs that ever shared a 2-, 4- or 8-block cluster (24 launches): GPCs, or "
+        "finer where a GPC's SMs never met");
+  }
+
+  // Which SMs share a GPC: launches of 2-SM to 8-SM clusters, one block per SM; the union of
+  // co-clustered SMs. Returns each SM's group (numbered in order of its lowest SM) and writes
+  // the groups to `path`.
+  std::vector<int> gpc_groups(const std::string& path) {
+    std::vector<int> parent(1024);
+    std::iota(parent.begin(), parent.end(), 0);
+    const std::function<int(int)> root = [&](int x) {
+      return parent[x] == x ? x : parent[x] = root(parent[x]);
+    };
+    const int smem = 200 * 1024;
+    CK(cudaFuncSetAttribute(cluster_smid_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            smem));
+    int* d = nullptr;
+    CK(cudaMalloc(&d, sizeof(int) * 4096));
+    for (int cs : {2, 4, 8}) {
+      for (int rep = 0; rep < 8; ++rep) {
+        const int blocks = (sms_ / cs) * cs;
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(blocks);
+        cfg.blockDim = dim3(64);
+        cfg.dynamicSmemBytes = smem;
+        cudaLaunchAttribute at{};
+        at.id = cudaLaunchAttributeClusterDimension;
+        at.val.clusterDim.x = cs;
+        at.val.clusterDim.y = 1;
+        at.val.clusterDim.z = 1;
+        cfg.attrs = &at;
+        cfg.numAttrs = 1;
+        if (cudaLaunchKernelEx(&cfg, cluster_smid_kernel, d) != cudaSuccess) {
+          (void)cudaGetLastError();  // this cluster size does not fit: skip it
+          continue;
+        }
+        CK(cudaDeviceSynchronize());
+        std::vector<int> h(blocks);
+        CK(cudaMemcpy(h.data(), d, sizeof(int) * blocks, cudaMemcpyDeviceToHost));
+        for (int b = 0; b < blocks; ++b) parent[root(h[b])] = root(h[b - b % cs]);
+      }
+    }
+    CK(cudaFree(d));
+    std::map<int, std::vector<int>> gpc;  // by root; numbered below in order of lowest SM
+    for (int sm = 0; sm < sms_; ++sm) gpc[root(sm)].push_back(sm);
+    std::vector<std::vector<int>> ordered;
+    for (auto& [r, members] : gpc) ordered.push_back(members);
+    std::sort(ordered.begin(), ordered.end());
+    std::vector<int> group(sms_);
+    std::ofstream g(path);
+    g << "gpc,sms,smids\n";
+    for (size_t i = 0; i < ordered.size(); ++i) {
+      g << i << "," << ordered[i].size() << ",";
+      for (size_t k = 0; k < ordered[i].size(); ++k) {
+        g << (k ? " " : "") << ordered[i][k];
+        group[ordered[i][k]] = static_cast<int>(i);
+      }
+      g << "\n";
+    }
+    return group;
+  }
+
+  // Reads of the same lines by several SMs at once. One block per SM streams 64 KB slices with
+  // cp.async as in sm_spread, but SMs are given slices to share: each its own; the two SMs of a
+  // TPC one; the SMs of a GPC group (gpc_groups) one; one SM from each GPC group one (the k-th
+  // SM of every group reads slice k); all SMs one. The per-SM rate shows whether lines read
+  // by several SMs at once reach them faster than distinct lines, and whether that depends on
+  // the readers sharing a GPC (the request coalescer: sim/gpu/memory_system.hpp).
+  void shared_lines(const std::string& sms_path) {
+    const size_t fp = 16ull << 20;
+    const DevBuffer buf(fp, 3);
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    const std::vector<int> group = gpc_groups(sms_path + ".gpc.csv");
+    std::vector<int> rank(sms_), seen(sms_, 0);
+    for (int sm = 0; sm < sms_; ++sm) rank[sm] = seen[group[sm]]++;
+    CK(cudaFuncSetAttribute(cp_async_bw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            kCpAsyncBwSmem));
+    int* d_slice = nullptr;
+    CK(cudaMalloc(&d_slice, sizeof(int) * sms_));
+    std::ofstream f(sms_path);
+    f << "test,rep,block,smid,slice,cycles,ns,bytes_per_clk\n";
+    const int chunks = quick_ ? 1024 : 4096;
+    const double bytes = 256.0 * chunks * 16;
+    const std::pair<std::string, std::function<int(int)>> tests[] = {
+        {"own", [](int sm) { return sm; }},
+        {"tpc", [](int sm) { return sm / 2; }},
+        {"gpc", [&](int sm) { return group[sm]; }},
+        {"across_gpcs", [&](int sm) { return rank[sm]; }},
+        {"all", [](int) { return 0; }},
+    };
+    for (const auto& [test, slice_of] : tests) {
+      std::vector<int> slice(sms_);
+      for (int sm = 0; sm < sms_; ++sm) slice[sm] = slice_of(sm);
+      CK(cudaMemcpy(d_slice, slice.data(), sizeof(int) * sms_, cudaMemcpyHostToDevice));
+      const int readers = static_cast<int>(
+          sms_ / std::set<int>(slice.begin(), slice.end()).size());
+      std::vector<double> med;
+      for (int rep = 0; rep < 3; ++rep) {
+        cp_async_bw_kernel<<<sms_, 256, kCpAsyncBwSmem>>>(buf.p, fp / 16, chunks, sink, probe_,
+                                                          d_slice);
+        CKL();
+        CK(cudaDeviceSynchronize());
+        const auto ps = probes(sms_);
+        std::vector<double> rate;
+        for (int b = 0; b < sms_; ++b) {
+          const double r = bytes / static_cast<double>(ps[b].c1 - ps[b].c0);
+          rate.push_back(r);
+          f << test << "," << rep << "," << b << "," << ps[b].smid << "," << slice[ps[b].smid]
+            << "," << ps[b].c1 - ps[b].c0 << "," << ps[b].g1 - ps[b].g0 << "," << r << "\n";
+        }
+        std::sort(rate.begin(), rate.end());
+        med.push_back(rate[rate.size() / 2]);
+        if (rep == 0) {
+          const std::string what = "cp.async 16 B, one block of 256 threads per SM, 4 groups of 4 "
+                                   "in flight, 64 KB slices shared by about " +
+                                   std::to_string(readers) + " SMs (" + test +
+                                   "); bytes / the block's clock64 span, over SMs";
+          add("sharedlines_" + test + "_p10", rate[rate.size() / 10], "B/clk", mhz(ps[0]), what);
+          add("sharedlines_" + test + "_max", rate.back(), "B/clk", mhz(ps[0]), what);
         }
       }
-      CK(cudaFree(d));
-      std::map<int, std::vector<int>> gpc;
-      for (int sm = 0; sm < sms_; ++sm) gpc[root(sm)].push_back(sm);
-      std::ofstream g(sms_path + ".gpc.csv");
-      g << "gpc,sms,smids\n";
-      int i = 0;
-      for (const auto& [r, members] : gpc) {
-        g << i++ << "," << members.size() << ",";
-        for (size_t k = 0; k < members.size(); ++k) g << (k ? " " : "") << members[k];
-        g << "\n";
-      }
-      add("smspread_gpc_groups", static_cast<double>(gpc.size()), "count", nvml_mhz(),
-          "groups of SMs that ever shared a 2-, 4- or 8-block cluster (24 launches): GPCs, or "
-          "finer where a GPC's SMs never met");
+      std::sort(med.begin(), med.end());
+      add("sharedlines_" + test + "_p50", med[1], "B/clk", nvml_mhz(),
+          "per-SM rate, median over SMs, median of 3 launches (" + test + ")");
     }
+    CK(cudaFree(d_slice));
   }
 
   // Near and far L2 partitions. 64 lines at random in a 1 GB buffer are chased one load at a
@@ -2827,7 +2915,7 @@ int main(int argc, char** argv) {
           "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|l2loaded|"
           "ifetch|dirty|granularity|reduction|"
           "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|patterns|l2shapes|"
-          "smspread]\n");
+          "smspread|sharedlines]\n");
       return 2;
     }
   }
@@ -2835,7 +2923,7 @@ int main(int argc, char** argv) {
       "",           "smem",       "arithmetic", "issue",   "global",    "element",     "l2port",
       "bandwidth",  "launch",     "loaded",     "ifetch",  "dirty",     "granularity", "reduction",
       "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part",      "tilelat",
-      "patterns",   "l2shapes",   "l2loaded",   "smspread"};
+      "patterns",   "l2shapes",   "l2loaded",   "smspread", "sharedlines"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -2868,6 +2956,7 @@ int main(int argc, char** argv) {
     if (want("patterns")) r.patterns();
     if (want("l2shapes")) r.l2_shapes();
     if (want("smspread")) r.sm_spread(out + ".sms.csv");
+    if (want("sharedlines")) r.shared_lines(out + ".sms.csv");
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
