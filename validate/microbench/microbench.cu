@@ -1708,8 +1708,7 @@ class Runner {
     }
     const std::vector<int> group = gpc_groups(sms_path + ".gpc.csv");
     add("smspread_gpc_groups",
-        static_cast<double>(*std::max_element(group.begin(), group.end()) + 1), "count",
-        nvml_mhz(),
+        static_cast<double>(*std::max_element(group.begin(), group.end()) + 1), "count", nvml_mhz(),
         "groups of SMs that ever shared a 2-, 4- or 8-block cluster (24 launches): GPCs, or "
         "finer where a GPC's SMs never met");
   }
@@ -1804,8 +1803,7 @@ class Runner {
       std::vector<int> slice(sms_);
       for (int sm = 0; sm < sms_; ++sm) slice[sm] = slice_of(sm);
       CK(cudaMemcpy(d_slice, slice.data(), sizeof(int) * sms_, cudaMemcpyHostToDevice));
-      const int readers = static_cast<int>(
-          sms_ / std::set<int>(slice.begin(), slice.end()).size());
+      const int readers = static_cast<int>(sms_ / std::set<int>(slice.begin(), slice.end()).size());
       std::vector<double> med;
       for (int rep = 0; rep < 3; ++rep) {
         cp_async_bw_kernel<<<sms_, 256, kCpAsyncBwSmem>>>(buf.p, fp / 16, chunks, sink, probe_,
@@ -1823,10 +1821,11 @@ class Runner {
         std::sort(rate.begin(), rate.end());
         med.push_back(rate[rate.size() / 2]);
         if (rep == 0) {
-          const std::string what = "cp.async 16 B, one block of 256 threads per SM, 4 groups of 4 "
-                                   "in flight, 64 KB slices shared by about " +
-                                   std::to_string(readers) + " SMs (" + test +
-                                   "); bytes / the block's clock64 span, over SMs";
+          const std::string what =
+              "cp.async 16 B, one block of 256 threads per SM, 4 groups of 4 "
+              "in flight, 64 KB slices shared by about " +
+              std::to_string(readers) + " SMs (" + test +
+              "); bytes / the block's clock64 span, over SMs";
           add("sharedlines_" + test + "_p10", rate[rate.size() / 10], "B/clk", mhz(ps[0]), what);
           add("sharedlines_" + test + "_max", rate.back(), "B/clk", mhz(ps[0]), what);
         }
@@ -2920,10 +2919,12 @@ int main(int argc, char** argv) {
     }
   }
   const std::string groups[] = {
-      "",           "smem",       "arithmetic", "issue",   "global",    "element",     "l2port",
-      "bandwidth",  "launch",     "loaded",     "ifetch",  "dirty",     "granularity", "reduction",
-      "l2requests", "flushstate", "flushorder", "l2share", "fixedcost", "l2part",      "tilelat",
-      "patterns",   "l2shapes",   "l2loaded",   "smspread", "sharedlines"};
+      "",           "smem",       "arithmetic",  "issue",     "global",
+      "element",    "l2port",     "bandwidth",   "launch",    "loaded",
+      "ifetch",     "dirty",      "granularity", "reduction", "l2requests",
+      "flushstate", "flushorder", "l2share",     "fixedcost", "l2part",
+      "tilelat",    "patterns",   "l2shapes",    "l2loaded",  "smspread",
+      "sharedlines"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -2956,7 +2957,7 @@ int main(int argc, char** argv) {
     if (want("patterns")) r.patterns();
     if (want("l2shapes")) r.l2_shapes();
     if (want("smspread")) r.sm_spread(out + ".sms.csv");
-    if (want("sharedlines")) r.shared_lines(out + ".sms.csv");
+    if (want("sharedlines")) r.shared_lines(out + ".shared.csv");
     r.clock_and_device(true);
     r.write(out);
     std::printf("wrote %s\n", out.c_str());
