@@ -25,8 +25,13 @@
 //     and --prewarm (after the flush, the same kernel on a small problem of 12 x 12 tiles in
 //     separate buffers, so the code, constants and shared-memory carve-out are warm but the
 //     operands are not) exist to measure what the flush itself costs a kernel. The split-K memset
-//     and the reduction kernel are inside the timed region. SM clock read through NVML while the
-//     reps run.
+//     and the reduction kernel are inside the timed region. The SM clock is read through NVML
+//     every millisecond while the reps run (from the first launch to the last one's end):
+//     sm_clock_mhz is the mean, with min, max and the number of samples beside it. (Rows
+//     measured before 2026-11-27 carry one reading taken ~30 ms into the loop.) Kernels that
+//     run at the power limit move the clock every ~0.1 s; for them --target-ms 1000
+//     --max-reps 5000 (loops of ~1 s) makes the mean reproducible within ~1%
+//     (validate/data/h100/README.md, session 21).
 // A cuBLAS row (family cublas) is timed the same way for every distinct (dtype, m, n, k).
 // launch_overhead_us: median event-timed duration of an empty kernel queued behind other work
 // (as the timed repetitions are), measured once per run.
@@ -49,7 +54,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -299,7 +303,7 @@ const char* problem_violation(const SweepRow& r) {
 struct Timing {
   double median_us = 0, p10_us = 0, p90_us = 0;
   int reps = 0;
-  int sm_clock_mhz = -1;
+  ClockStats clock;
 };
 
 double percentile(std::vector<double> v, double q) {
@@ -464,19 +468,18 @@ class Bench {
     const int reps = std::clamp(
         static_cast<int>(std::ceil(opt_.target_ms / std::max(est_ms, 1e-3f))), opt_.min_reps,
         opt_.max_reps);
+    // The SM clock, sampled every millisecond from the first repetition's launch until the
+    // last one ends: its mean is the clock the repetitions ran at (ClockSampler).
+    ClockSampler clock(*monitor_, std::chrono::milliseconds(1));
     for (int r = 0; r < reps; ++r) {
       flush();
       CK(cudaEventRecord(ev0_[r], stream_));
       CK(op());
       CK(cudaEventRecord(ev1_[r], stream_));
     }
-    // Sample the SM clock while the repetitions run.
-    const double expect_ms = reps * (est_ms + 0.05);
-    std::this_thread::sleep_for(
-        std::chrono::microseconds(static_cast<long long>(std::min(expect_ms * 0.5, 30.0) * 1e3)));
-    Timing t;
-    t.sm_clock_mhz = monitor_->sm_clock_mhz();
     CK(cudaStreamSynchronize(stream_));
+    Timing t;
+    t.clock = clock.stop();
     std::vector<double> us(reps);
     for (int r = 0; r < reps; ++r) {
       float ms = 0;
@@ -520,7 +523,10 @@ class Bench {
     out.p10_us = t.p10_us;
     out.p90_us = t.p90_us;
     out.reps = t.reps;
-    out.sm_clock_mhz = t.sm_clock_mhz;
+    out.sm_clock_mhz = t.clock.mean_mhz;
+    out.sm_clock_min_mhz = t.clock.min_mhz;
+    out.sm_clock_max_mhz = t.clock.max_mhz;
+    out.clock_samples = t.clock.samples;
     out.tflops = GemmProblem{r.m, r.n, r.k}.flops() / (t.median_us * 1e-6) / 1e12;
     out.timed = true;
   }
@@ -718,6 +724,15 @@ int run(const Options& opt) {
 
   const bool header_out = !opt.append || !std::ifstream(opt.out).good();
   const bool header_failed = !opt.append || !std::ifstream(opt.failed).good();
+  if (!header_out) {  // --append: only to a file with these columns
+    std::ifstream in(opt.out);
+    std::string first;
+    std::getline(in, first);
+    if (first != kResultColumns)
+      throw std::runtime_error("--append: " + opt.out +
+                               " has other columns than this gemmsim-bench writes (an older "
+                               "format?); write to a new file");
+  }
   std::ofstream out(opt.out, opt.append ? std::ios::app : std::ios::trunc);
   std::ofstream failed(opt.failed, opt.append ? std::ios::app : std::ios::trunc);
   if (!out || !failed) throw std::runtime_error("cannot open output files");
@@ -755,8 +770,9 @@ int run(const Options& opt) {
         cublas_done.insert(ck);
         cublas_tflops[key] = cr.tflops;
         ++cublas_n;
-        std::printf("[%4d] %-62s %10.2f us %8.2f TFLOPS  (%d MHz)\n", i,
-                    (cr.kernel + " " + key).c_str(), cr.median_us, cr.tflops, cr.sm_clock_mhz);
+        std::printf("[%4d] %-62s %10.2f us %8.2f TFLOPS  (%d MHz, %d-%d)\n", i,
+                    (cr.kernel + " " + key).c_str(), cr.median_us, cr.tflops, cr.sm_clock_mhz,
+                    cr.sm_clock_min_mhz, cr.sm_clock_max_mhz);
       }
       if (r.cublas) continue;
       b.reference(r);
@@ -768,9 +784,10 @@ int run(const Options& opt) {
         ++passed;
         Best& bb = best[key];
         if (res.tflops > bb.tflops) bb = Best{res.tflops, res.kernel};
-        std::printf("[%4d] %-62s %10.2f us %8.2f TFLOPS  err %.1e  %d regs  (%d MHz)\n", i,
+        std::printf("[%4d] %-62s %10.2f us %8.2f TFLOPS  err %.1e  %d regs  (%d MHz, %d-%d)\n", i,
                     (res.kernel + " " + key).c_str(), res.median_us, res.tflops, res.rel_err,
-                    res.regs_per_thread, res.sm_clock_mhz);
+                    res.regs_per_thread, res.sm_clock_mhz, res.sm_clock_min_mhz,
+                    res.sm_clock_max_mhz);
       } else {
         failed << format_result(res) << "," << i << ",\"" << why << "\"\n";
         failed.flush();

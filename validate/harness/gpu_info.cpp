@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -73,6 +74,46 @@ int GpuMonitor::max_sm_clock_mhz() const {
   const std::string s =
       shell_first_line("nvidia-smi --query-gpu=clocks.max.sm --format=csv,noheader,nounits -i 0");
   return s.empty() ? -1 : std::atoi(s.c_str());
+}
+
+ClockSampler::ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period)
+    : monitor_(monitor) {
+  if (!monitor_.nvml()) return;
+  thread_ = std::thread([this, period] {
+    auto next = std::chrono::steady_clock::now();
+    while (!stop_.load(std::memory_order_relaxed)) {
+      const int mhz = monitor_.sm_clock_mhz();
+      if (mhz > 0) {
+        sum_ += mhz;
+        min_ = n_ == 0 ? mhz : std::min(min_, mhz);
+        max_ = n_ == 0 ? mhz : std::max(max_, mhz);
+        ++n_;
+      }
+      next += period;
+      std::this_thread::sleep_until(next);
+    }
+  });
+}
+
+ClockSampler::~ClockSampler() {
+  stop_.store(true, std::memory_order_relaxed);
+  if (thread_.joinable()) thread_.join();
+}
+
+ClockStats ClockSampler::stop() {
+  stop_.store(true, std::memory_order_relaxed);
+  if (thread_.joinable()) thread_.join();
+  ClockStats s;
+  if (n_ == 0) {
+    s.mean_mhz = s.min_mhz = s.max_mhz = monitor_.sm_clock_mhz();
+    s.samples = s.mean_mhz > 0 ? 1 : 0;
+    return s;
+  }
+  s.mean_mhz = static_cast<int>((sum_ + n_ / 2) / n_);
+  s.min_mhz = min_;
+  s.max_mhz = max_;
+  s.samples = n_;
+  return s;
 }
 
 std::string GpuMonitor::driver_version() const {

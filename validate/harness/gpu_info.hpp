@@ -2,7 +2,10 @@
 // (no nvml.h needed at build time) and falls back to `nvidia-smi`. Never changes any setting.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace gemmsim::bench {
 
@@ -22,6 +25,7 @@ class GpuMonitor {
   std::string driver_version() const;
   // "nvml" or "nvidia-smi" or "none".
   const char* source() const { return nvml_ok_ ? "nvml" : "nvidia-smi"; }
+  bool nvml() const { return nvml_ok_; }
 
  private:
   void* lib_ = nullptr;
@@ -30,6 +34,33 @@ class GpuMonitor {
   int (*get_clock_)(void*, int, unsigned*) = nullptr;
   int (*get_max_clock_)(void*, int, unsigned*) = nullptr;
   int (*get_driver_)(char*, unsigned) = nullptr;
+};
+
+// The SM clock over an interval: samples taken at a fixed period, so their mean is the
+// time-weighted mean clock. Under a power cap the H100 moves its clock every ~0.1 s between
+// about 1.1 and 1.98 GHz (validate/data/h100/power_best_s19_run2.csv), so one instantaneous
+// reading can be 20% off the clock a 0.1-0.2 s timing loop ran at.
+struct ClockStats {
+  int mean_mhz = -1, min_mhz = -1, max_mhz = -1;
+  int samples = 0;
+};
+
+// Reads the SM clock every `period` on its own thread from construction until stop() (or
+// destruction). NVML only; without it, one nvidia-smi reading at stop().
+class ClockSampler {
+ public:
+  ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period);
+  ~ClockSampler();
+  ClockSampler(const ClockSampler&) = delete;
+  ClockSampler& operator=(const ClockSampler&) = delete;
+  ClockStats stop();
+
+ private:
+  const GpuMonitor& monitor_;
+  std::atomic<bool> stop_{false};
+  long long sum_ = 0;
+  int min_ = -1, max_ = -1, n_ = 0;
+  std::thread thread_;
 };
 
 // Output of a shell command (first line, trimmed), or "" on failure.
