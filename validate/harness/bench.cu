@@ -9,6 +9,8 @@
 //                       (per row: a warm-up launch, the flush, then one launch recording each
 //                        block's SM, output tile and start / end %globaltimer into t.csv; the
 //                        pipelined tensor-core and Hopper warp-specialized kernels record)
+//   gemmsim-bench --sweep s.csv --clock-trace c.csv  (also, per timed run, every repetition's
+//                        start and duration and every 1 ms SM clock reading, into c.csv)
 //   gemmsim-bench --list                              (kernels in the library)
 //
 // Method, per sweep row (rows are numbered from 0 in file order, comments excluded):
@@ -111,7 +113,8 @@ struct Options {
   std::string flush = "memset";  // memset | read | none (see the header)
   bool flush_given = false;      // --once flushes only when --flush is given
   bool prewarm = false;
-  std::string cta_trace;  // --cta-trace FILE (with --once)
+  std::string cta_trace;    // --cta-trace FILE (with --once)
+  std::string clock_trace;  // --clock-trace FILE (timed runs)
 };
 
 [[noreturn]] void usage(const char* msg) {
@@ -121,6 +124,7 @@ struct Options {
                "[--append] [--check-only]\n"
                "         [--min-reps 20] [--max-reps 200] [--target-ms 150] [--seed S]\n"
                "         [--flush memset|read|none] [--prewarm] [--once --cta-trace FILE]\n"
+               "         [--clock-trace FILE]\n"
                "       gemmsim-bench --list\n",
                msg);
   std::exit(2);
@@ -158,6 +162,8 @@ Options parse(int argc, char** argv) {
     else if (a == "--prewarm") o.prewarm = true;
     else if (a == "--cta-trace")
       o.cta_trace = val();
+    else if (a == "--clock-trace")
+      o.clock_trace = val();
     else if (a == "--flush") {
       o.flush = val();
       o.flush_given = true;
@@ -167,6 +173,8 @@ Options parse(int argc, char** argv) {
   }
   if (!o.list && o.sweep.empty()) usage("--sweep is required");
   if (!o.cta_trace.empty() && !o.once) usage("--cta-trace needs --once");
+  if (!o.clock_trace.empty() && (o.once || o.check_only))
+    usage("--clock-trace records timed runs; not with --once or --check-only");
   o.max_reps = std::max(o.max_reps, o.min_reps);
   return o;
 }
@@ -306,6 +314,10 @@ struct Timing {
   ClockStats clock;
 };
 
+std::string shape_label(const SweepRow& r) {
+  return std::to_string(r.m) + "x" + std::to_string(r.n) + "x" + std::to_string(r.k);
+}
+
 double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   const double pos = q * static_cast<double>(v.size() - 1);
@@ -338,6 +350,14 @@ class Bench {
       trace_ = std::make_unique<std::ofstream>(opt_.cta_trace);
       if (!*trace_) throw std::runtime_error("cannot open --cta-trace " + opt_.cta_trace);
       *trace_ << "row,kernel,m,n,k,order,smid,slice,tile_m,tile_n,start_ns,end_ns\n";
+    }
+    if (!opt_.clock_trace.empty()) {
+      if (std::ifstream(opt_.clock_trace).good())
+        throw std::runtime_error("--clock-trace " + opt_.clock_trace +
+                                 " exists; not overwriting it");
+      clock_trace_ = std::make_unique<std::ofstream>(opt_.clock_trace);
+      if (!*clock_trace_) throw std::runtime_error("cannot open --clock-trace " + opt_.clock_trace);
+      *clock_trace_ << "label,kind,t_ms,value\n";
     }
     sums_.ensure(sizeof(CompareSums));
     ev0_.resize(opt_.max_reps);
@@ -470,7 +490,7 @@ class Bench {
         opt_.max_reps);
     // The SM clock, sampled every millisecond from the first repetition's launch until the
     // last one ends: its mean is the clock the repetitions ran at (ClockSampler).
-    ClockSampler clock(*monitor_, std::chrono::milliseconds(1));
+    ClockSampler clock(*monitor_, std::chrono::milliseconds(1), clock_trace_ != nullptr);
     for (int r = 0; r < reps; ++r) {
       flush();
       CK(cudaEventRecord(ev0_[r], stream_));
@@ -485,6 +505,18 @@ class Bench {
       float ms = 0;
       CK(cudaEventElapsedTime(&ms, ev0_[r], ev1_[r]));
       us[r] = ms * 1e3;
+    }
+    if (clock_trace_ != nullptr) {
+      // Each repetition's start (ms after the first one's) and duration, then the clock
+      // readings (ms after the sampler started, just before the first launch).
+      for (int r = 0; r < reps; ++r) {
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, ev0_[0], ev0_[r]));
+        *clock_trace_ << trace_label_ << ",rep," << ms << ',' << us[r] << '\n';
+      }
+      for (const auto& c : clock.readings())
+        *clock_trace_ << trace_label_ << ",clock," << c.ms << ',' << c.mhz << '\n';
+      clock_trace_->flush();
     }
     t.reps = reps;
     t.median_us = percentile(us, 0.5);
@@ -510,6 +542,7 @@ class Bench {
     out.kernel = std::string("cublas_") + dtype_name(r.cfg.dtype);
     const int m = static_cast<int>(r.m), n = static_cast<int>(r.n), k = static_cast<int>(r.k);
     float* c = static_cast<float*>(c_.p);
+    trace_label_ = out.kernel + " " + shape_label(r);
     const Timing t = time_op([&] {
       cublas_gemm(blas_, r.cfg.dtype, a_.p, b_.p, c, m, n, k);
       return cudaGetLastError();
@@ -608,6 +641,7 @@ class Bench {
       }
       warm = [&] { return e->launch(warm_args, stream_); };
     }
+    trace_label_ = kernel_name(r.cfg) + " " + shape_label(r);
     const Timing t = time_op([&] { return e->launch(args, stream_); }, warm);
     fill_timing(out, t, r);
     return true;
@@ -688,6 +722,8 @@ class Bench {
   DevBuf warm_a_, warm_b_, warm_c_, warm_ws_;  // --prewarm's own operands
   DevBuf cta_trace_;                           // --cta-trace's records
   std::unique_ptr<std::ofstream> trace_;       // --cta-trace's file, null without it
+  std::unique_ptr<std::ofstream> clock_trace_;  // --clock-trace's file, null without it
+  std::string trace_label_;                     // "row kernel mxnxk" of the timed run
   std::vector<cudaEvent_t> ev0_, ev1_;
   unsigned flush_value_ = 0;
   double launch_overhead_us_ = 0;

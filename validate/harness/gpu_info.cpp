@@ -76,13 +76,18 @@ int GpuMonitor::max_sm_clock_mhz() const {
   return s.empty() ? -1 : std::atoi(s.c_str());
 }
 
-ClockSampler::ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period)
-    : monitor_(monitor) {
+ClockSampler::ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period, bool keep)
+    : monitor_(monitor), keep_(keep) {
   if (!monitor_.nvml()) return;
   thread_ = std::thread([this, period] {
-    auto next = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now();
+    auto next = t0;
     while (!stop_.load(std::memory_order_relaxed)) {
       const int mhz = monitor_.sm_clock_mhz();
+      if (mhz > 0 && keep_) {
+        const std::chrono::duration<double, std::milli> t = std::chrono::steady_clock::now() - t0;
+        readings_.push_back({t.count(), mhz});
+      }
       if (mhz > 0) {
         sum_ += mhz;
         min_ = n_ == 0 ? mhz : std::min(min_, mhz);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace gemmsim::bench {
 
@@ -46,17 +47,26 @@ struct ClockStats {
 };
 
 // Reads the SM clock every `period` on its own thread from construction until stop() (or
-// destruction). NVML only; without it, one nvidia-smi reading at stop().
+// destruction). NVML only; without it, one nvidia-smi reading at stop(). With `keep`, every
+// reading is also kept with its time in ms since construction (readings()).
 class ClockSampler {
  public:
-  ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period);
+  struct Reading {
+    double ms = 0;
+    int mhz = 0;
+  };
+  ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period, bool keep = false);
   ~ClockSampler();
   ClockSampler(const ClockSampler&) = delete;
   ClockSampler& operator=(const ClockSampler&) = delete;
   ClockStats stop();
+  // After stop(): the kept readings (empty without `keep`).
+  const std::vector<Reading>& readings() const { return readings_; }
 
  private:
   const GpuMonitor& monitor_;
+  bool keep_ = false;
+  std::vector<Reading> readings_;
   std::atomic<bool> stop_{false};
   long long sum_ = 0;
   int min_ = -1, max_ = -1, n_ = 0;
