@@ -27,12 +27,14 @@
 //     and --prewarm (after the flush, the same kernel on a small problem of 12 x 12 tiles in
 //     separate buffers, so the code, constants and shared-memory carve-out are warm but the
 //     operands are not) exist to measure what the flush itself costs a kernel. The split-K memset
-//     and the reduction kernel are inside the timed region. The SM clock is read through NVML
-//     every millisecond while the reps run (from the first launch to the last one's end):
-//     sm_clock_mhz is the mean, with min, max and the number of samples beside it. (Rows
-//     measured before 2026-11-27 carry one reading taken ~30 ms into the loop.) Kernels that
-//     run at the power limit move the clock every ~0.1 s; for them --target-ms 1000
-//     --max-reps 5000 (loops of ~1 s) makes the mean reproducible within ~1%
+//     and the reduction kernel are inside the timed region. The SM clock is read on the GPU
+//     while the reps run (GpuClockProbe: one thread on its own stream, clock64 against
+//     %globaltimer every 0.5 ms, from before the first launch to the last one's end):
+//     sm_clock_mhz is the mean, with the 0.5 ms intervals' min, max and number beside it, and
+//     nvml_clock_mhz the mean of NVML readings taken every millisecond over the same time.
+//     (Rows measured before 2026-11-27 carry one NVML reading taken ~30 ms into the loop.)
+//     Kernels at the power limit move the clock every ~0.1 s; for them --target-ms 1000
+//     --max-reps 5000 (loops of ~1 s) make the figures reproducible within ~1%
 //     (validate/data/h100/README.md, session 21).
 // A cuBLAS row (family cublas) is timed the same way for every distinct (dtype, m, n, k).
 // launch_overhead_us: median event-timed duration of an empty kernel queued behind other work
@@ -251,6 +253,30 @@ __global__ void spin_kernel(long long ns) {
   } while (t - t0 < ns);
 }
 
+// The SM clock read on the GPU (GpuClockProbe): one thread writes a (%globaltimer ns,
+// clock64) pair every `period_ns` to `out` (at most `max` pairs; the count to out_n) until the
+// host sets *stop. Over an interval, delta clock64 / delta globaltimer is the clock of the SM it
+// runs on.
+__global__ void clock_probe_kernel(const volatile int* stop, long long period_ns,
+                                   unsigned long long* out, int max, int* out_n) {
+  long long t0, t, next;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  next = t0;
+  int n = 0;
+  for (;;) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t < next) continue;
+    if (n < max) {
+      out[2 * n] = static_cast<unsigned long long>(t - t0);
+      out[2 * n + 1] = clock64();
+      ++n;
+    }
+    next += period_ns;
+    if (*stop) break;
+  }
+  *out_n = n;
+}
+
 // ---- buffers ------------------------------------------------------------------------------
 struct DevBuf {
   void* p = nullptr;
@@ -266,6 +292,85 @@ struct DevBuf {
     if (p) cudaFree(p);
   }
 };
+
+// The SM clock of a timed loop, read on the GPU: start() launches clock_probe_kernel on its own
+// stream (one thread: it shares an SM with the loop's blocks, or holds one SM's slot where a
+// block leaves no room), stop() raises the flag it polls every 0.5 ms and returns the clock of
+// each 0.5 ms interval. NVML reports the clock about every 0.1 s and 50-100 ms late
+// (validate/data/h100/README.md, session 21); this is the clock the SM ran at.
+class GpuClockProbe {
+ public:
+  struct Interval {
+    double start_ms = 0, mhz = 0;
+  };
+  GpuClockProbe() {
+    CK(cudaHostAlloc(reinterpret_cast<void**>(&stop_), sizeof(int), cudaHostAllocMapped));
+    *stop_ = 1;
+    CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&stop_dev_), stop_, 0));
+    CK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    buf_.ensure(2 * sizeof(unsigned long long) * kMax + sizeof(int));
+  }
+  ~GpuClockProbe() {
+    if (stop_) {
+      *reinterpret_cast<volatile int*>(stop_) = 1;
+      if (stream_) cudaStreamSynchronize(stream_);
+      cudaFreeHost(stop_);
+    }
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  GpuClockProbe(const GpuClockProbe&) = delete;
+  GpuClockProbe& operator=(const GpuClockProbe&) = delete;
+
+  void start() {
+    *reinterpret_cast<volatile int*>(stop_) = 0;
+    clock_probe_kernel<<<1, 1, 0, stream_>>>(stop_dev_, 500000, pairs(), kMax, count());
+    CK(cudaGetLastError());
+  }
+  std::vector<Interval> stop() {
+    *reinterpret_cast<volatile int*>(stop_) = 1;
+    CK(cudaStreamSynchronize(stream_));
+    int n = 0;
+    CK(cudaMemcpy(&n, count(), sizeof n, cudaMemcpyDeviceToHost));
+    std::vector<unsigned long long> h(2 * static_cast<size_t>(n));
+    CK(cudaMemcpy(h.data(), pairs(), h.size() * sizeof h[0], cudaMemcpyDeviceToHost));
+    std::vector<Interval> out;
+    for (int i = 1; i < n; ++i) {
+      const double dt = static_cast<double>(h[2 * i] - h[2 * i - 2]);
+      const double dc = static_cast<double>(h[2 * i + 1] - h[2 * i - 1]);
+      if (dt > 0) out.push_back({static_cast<double>(h[2 * i - 2]) * 1e-6, dc / dt * 1e3});
+    }
+    return out;
+  }
+
+ private:
+  static constexpr int kMax = 1 << 16;  // 0.5 ms pairs: loops up to 32 s
+  unsigned long long* pairs() { return static_cast<unsigned long long*>(buf_.p); }
+  int* count() {
+    return reinterpret_cast<int*>(static_cast<char*>(buf_.p) +
+                                  2 * sizeof(unsigned long long) * kMax);
+  }
+  int* stop_ = nullptr;
+  int* stop_dev_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  DevBuf buf_;
+};
+
+// Time-weighted mean, min and max of the intervals' clocks (equal 0.5 ms intervals).
+ClockStats interval_stats(const std::vector<GpuClockProbe::Interval>& v) {
+  ClockStats s;
+  if (v.empty()) return s;
+  double sum = 0, lo = v[0].mhz, hi = v[0].mhz;
+  for (const auto& i : v) {
+    sum += i.mhz;
+    lo = std::min(lo, i.mhz);
+    hi = std::max(hi, i.mhz);
+  }
+  s.mean_mhz = static_cast<int>(std::lround(sum / static_cast<double>(v.size())));
+  s.min_mhz = static_cast<int>(std::lround(lo));
+  s.max_mhz = static_cast<int>(std::lround(hi));
+  s.samples = static_cast<int>(v.size());
+  return s;
+}
 
 double tolerance(DType d) {
   switch (d) {
@@ -311,7 +416,8 @@ const char* problem_violation(const SweepRow& r) {
 struct Timing {
   double median_us = 0, p10_us = 0, p90_us = 0;
   int reps = 0;
-  ClockStats clock;
+  ClockStats clock;       // read on the GPU (GpuClockProbe)
+  ClockStats nvml_clock;  // NVML, read every millisecond
 };
 
 std::string shape_label(const SweepRow& r) {
@@ -491,6 +597,7 @@ class Bench {
     // The SM clock, sampled every millisecond from the first repetition's launch until the
     // last one ends: its mean is the clock the repetitions ran at (ClockSampler).
     ClockSampler clock(*monitor_, std::chrono::milliseconds(1), clock_trace_ != nullptr);
+    probe_->start();
     for (int r = 0; r < reps; ++r) {
       flush();
       CK(cudaEventRecord(ev0_[r], stream_));
@@ -498,8 +605,10 @@ class Bench {
       CK(cudaEventRecord(ev1_[r], stream_));
     }
     CK(cudaStreamSynchronize(stream_));
+    const std::vector<GpuClockProbe::Interval> gpu_clock = probe_->stop();
     Timing t;
-    t.clock = clock.stop();
+    t.nvml_clock = clock.stop();
+    t.clock = interval_stats(gpu_clock);
     std::vector<double> us(reps);
     for (int r = 0; r < reps; ++r) {
       float ms = 0;
@@ -516,6 +625,9 @@ class Bench {
       }
       for (const auto& c : clock.readings())
         *clock_trace_ << trace_label_ << ",clock," << c.ms << ',' << c.mhz << '\n';
+      // The SM clock read on the GPU per 0.5 ms (ms after the probe started, MHz).
+      for (const auto& i : gpu_clock)
+        *clock_trace_ << trace_label_ << ",gpuclock," << i.start_ms << ',' << i.mhz << '\n';
       clock_trace_->flush();
     }
     t.reps = reps;
@@ -560,6 +672,7 @@ class Bench {
     out.sm_clock_min_mhz = t.clock.min_mhz;
     out.sm_clock_max_mhz = t.clock.max_mhz;
     out.clock_samples = t.clock.samples;
+    out.nvml_clock_mhz = t.nvml_clock.mean_mhz;
     out.tflops = GemmProblem{r.m, r.n, r.k}.flops() / (t.median_us * 1e-6) / 1e12;
     out.timed = true;
   }
@@ -723,6 +836,7 @@ class Bench {
   DevBuf cta_trace_;                           // --cta-trace's records
   std::unique_ptr<std::ofstream> trace_;       // --cta-trace's file, null without it
   std::unique_ptr<std::ofstream> clock_trace_;  // --clock-trace's file, null without it
+  std::unique_ptr<GpuClockProbe> probe_ = std::make_unique<GpuClockProbe>();
   std::string trace_label_;                     // "row kernel mxnxk" of the timed run
   std::vector<cudaEvent_t> ev0_, ev1_;
   unsigned flush_value_ = 0;

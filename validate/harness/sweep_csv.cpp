@@ -164,7 +164,7 @@ std::string format_result(const ResultRow& r) {
   }
   o << ',' << sci(r.rel_err) << ',' << fmt(r.launch_overhead_us, 3) << ',' << r.regs_per_thread
     << ',' << r.smem_bytes << ',' << r.sm_clock_min_mhz << ',' << r.sm_clock_max_mhz << ','
-    << r.clock_samples;
+    << r.clock_samples << ',' << r.nvml_clock_mhz;
   return o.str();
 }
 

@@ -30,12 +30,15 @@ inline constexpr const char* kResultColumns =
     "gpu,driver,cuda,sm_clock_mhz,family,dtype,m,n,k,block_m,block_n,block_k,warps_m,warps_n,"
     "thread_m,thread_n,stages,split_k,split_k_mode,swizzle,smem_layout,consumers,ws_variant,"
     "kernel,median_us,p10_us,p90_us,reps,tflops,rel_err,launch_overhead_us,regs_per_thread,"
-    "smem_bytes,sm_clock_min_mhz,sm_clock_max_mhz,clock_samples";
+    "smem_bytes,sm_clock_min_mhz,sm_clock_max_mhz,clock_samples,nvml_clock_mhz";
 
 struct ResultRow {
   std::string gpu, driver, cuda;
-  int sm_clock_mhz = -1;  // mean over the timed repetitions
+  // The SM clock over the timed repetitions, read on the GPU: mean, and min and max of its
+  // 0.5 ms intervals, their number; and the mean of NVML's readings over the same time.
+  int sm_clock_mhz = -1;
   int sm_clock_min_mhz = -1, sm_clock_max_mhz = -1, clock_samples = 0;
+  int nvml_clock_mhz = -1;
   SweepRow row;
   std::string kernel;
   double median_us = 0, p10_us = 0, p90_us = 0;
