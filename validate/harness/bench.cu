@@ -10,7 +10,8 @@
 //                        block's SM, output tile and start / end %globaltimer into t.csv; the
 //                        pipelined tensor-core and Hopper warp-specialized kernels record)
 //   gemmsim-bench --sweep s.csv --clock-trace c.csv  (also, per timed run, every repetition's
-//                        start and duration and every 1 ms SM clock reading, into c.csv)
+//                        start and duration, every 1 ms NVML clock reading and the GPU-read
+//                        clock of every 0.5 ms, into c.csv)
 //   gemmsim-bench --list                              (kernels in the library)
 //
 // Method, per sweep row (rows are numbered from 0 in file order, comments excluded):
@@ -594,8 +595,9 @@ class Bench {
     const int reps = std::clamp(
         static_cast<int>(std::ceil(opt_.target_ms / std::max(est_ms, 1e-3f))), opt_.min_reps,
         opt_.max_reps);
-    // The SM clock, sampled every millisecond from the first repetition's launch until the
-    // last one ends: its mean is the clock the repetitions ran at (ClockSampler).
+    // The SM clock from the first repetition's launch until the last one ends: read on the GPU
+    // (GpuClockProbe, the row's clock) and through NVML every millisecond (ClockSampler, which
+    // reads high when the GPU is power-capped: validate/data/h100/README.md, session 21).
     ClockSampler clock(*monitor_, std::chrono::milliseconds(1), clock_trace_ != nullptr);
     probe_->start();
     for (int r = 0; r < reps; ++r) {
