@@ -358,19 +358,10 @@ class GpuClockProbe {
 
 // Time-weighted mean, min and max of the intervals' clocks (equal 0.5 ms intervals).
 ClockStats interval_stats(const std::vector<GpuClockProbe::Interval>& v) {
-  ClockStats s;
-  if (v.empty()) return s;
-  double sum = 0, lo = v[0].mhz, hi = v[0].mhz;
-  for (const auto& i : v) {
-    sum += i.mhz;
-    lo = std::min(lo, i.mhz);
-    hi = std::max(hi, i.mhz);
-  }
-  s.mean_mhz = static_cast<int>(std::lround(sum / static_cast<double>(v.size())));
-  s.min_mhz = static_cast<int>(std::lround(lo));
-  s.max_mhz = static_cast<int>(std::lround(hi));
-  s.samples = static_cast<int>(v.size());
-  return s;
+  std::vector<double> mhz;
+  mhz.reserve(v.size());
+  for (const auto& i : v) mhz.push_back(i.mhz);
+  return clock_stats(mhz);
 }
 
 double tolerance(DType d) {
@@ -598,7 +589,7 @@ class Bench {
     // The SM clock from the first repetition's launch until the last one ends: read on the GPU
     // (GpuClockProbe, the row's clock) and through NVML every millisecond (ClockSampler, which
     // reads high when the GPU is power-capped: validate/data/h100/README.md, session 21).
-    ClockSampler clock(*monitor_, std::chrono::milliseconds(1), clock_trace_ != nullptr);
+    ClockSampler clock(*monitor_, std::chrono::milliseconds(1));
     probe_->start();
     for (int r = 0; r < reps; ++r) {
       flush();

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -76,23 +77,33 @@ int GpuMonitor::max_sm_clock_mhz() const {
   return s.empty() ? -1 : std::atoi(s.c_str());
 }
 
-ClockSampler::ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period, bool keep)
-    : monitor_(monitor), keep_(keep) {
+ClockStats clock_stats(const std::vector<double>& mhz) {
+  ClockStats s;
+  if (mhz.empty()) return s;
+  double sum = 0, lo = mhz[0], hi = mhz[0];
+  for (const double f : mhz) {
+    sum += f;
+    lo = std::min(lo, f);
+    hi = std::max(hi, f);
+  }
+  s.mean_mhz = static_cast<int>(std::lround(sum / static_cast<double>(mhz.size())));
+  s.min_mhz = static_cast<int>(std::lround(lo));
+  s.max_mhz = static_cast<int>(std::lround(hi));
+  s.samples = static_cast<int>(mhz.size());
+  return s;
+}
+
+ClockSampler::ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period)
+    : monitor_(monitor) {
   if (!monitor_.nvml()) return;
   thread_ = std::thread([this, period] {
     const auto t0 = std::chrono::steady_clock::now();
     auto next = t0;
     while (!stop_.load(std::memory_order_relaxed)) {
       const int mhz = monitor_.sm_clock_mhz();
-      if (mhz > 0 && keep_) {
+      if (mhz > 0) {
         const std::chrono::duration<double, std::milli> t = std::chrono::steady_clock::now() - t0;
         readings_.push_back({t.count(), mhz});
-      }
-      if (mhz > 0) {
-        sum_ += mhz;
-        min_ = n_ == 0 ? mhz : std::min(min_, mhz);
-        max_ = n_ == 0 ? mhz : std::max(max_, mhz);
-        ++n_;
       }
       next += period;
       std::this_thread::sleep_until(next);
@@ -108,17 +119,16 @@ ClockSampler::~ClockSampler() {
 ClockStats ClockSampler::stop() {
   stop_.store(true, std::memory_order_relaxed);
   if (thread_.joinable()) thread_.join();
-  ClockStats s;
-  if (n_ == 0) {
+  if (readings_.empty()) {
+    ClockStats s;
     s.mean_mhz = s.min_mhz = s.max_mhz = monitor_.sm_clock_mhz();
     s.samples = s.mean_mhz > 0 ? 1 : 0;
     return s;
   }
-  s.mean_mhz = static_cast<int>((sum_ + n_ / 2) / n_);
-  s.min_mhz = min_;
-  s.max_mhz = max_;
-  s.samples = n_;
-  return s;
+  std::vector<double> mhz;
+  mhz.reserve(readings_.size());
+  for (const Reading& r : readings_) mhz.push_back(r.mhz);
+  return clock_stats(mhz);
 }
 
 std::string GpuMonitor::driver_version() const {

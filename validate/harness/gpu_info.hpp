@@ -46,30 +46,30 @@ struct ClockStats {
   int samples = 0;
 };
 
+// Mean (rounded), min and max of clock readings taken at a fixed period, and their number.
+ClockStats clock_stats(const std::vector<double>& mhz);
+
 // Reads the SM clock every `period` on its own thread from construction until stop() (or
-// destruction). NVML only; without it, one nvidia-smi reading at stop(). With `keep`, every
-// reading is also kept with its time in ms since construction (readings()).
+// destruction), keeping every reading with its time in ms since construction (readings()).
+// NVML only; without it, one nvidia-smi reading at stop().
 class ClockSampler {
  public:
   struct Reading {
     double ms = 0;
     int mhz = 0;
   };
-  ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period, bool keep = false);
+  ClockSampler(const GpuMonitor& monitor, std::chrono::microseconds period);
   ~ClockSampler();
   ClockSampler(const ClockSampler&) = delete;
   ClockSampler& operator=(const ClockSampler&) = delete;
   ClockStats stop();
-  // After stop(): the kept readings (empty without `keep`).
+  // After stop(): the readings.
   const std::vector<Reading>& readings() const { return readings_; }
 
  private:
   const GpuMonitor& monitor_;
-  bool keep_ = false;
   std::vector<Reading> readings_;
   std::atomic<bool> stop_{false};
-  long long sum_ = 0;
-  int min_ = -1, max_ = -1, n_ = 0;
   std::thread thread_;
 };
 
