@@ -9,6 +9,13 @@ launch order (as many blocks as SMs that ran them), the median duration and the 
 group's start times in median durations. Blocks that start a wave together and stay in step
 keep that spread near 0; a spread of 1 means one block of the wave starts when another ends,
 so at any moment the blocks in flight are spread over the whole K loop.
+
+Two more lines tell drift that feeds itself from drift that corrects itself: per wave, the
+correlation of a block's lag (its start less the wave's median start) with its duration
+(positive: late blocks run longer and fall further behind; negative: they catch up), and the
+correlation of the durations of consecutive blocks on one SM (near 1: some SMs are slower
+than others throughout, as when each SM gets its own share of a saturated L2), with the spread
+of the SMs' mean durations.
 """
 import argparse
 import collections
@@ -25,6 +32,13 @@ def read(path):
         for r in csv.DictReader(f):
             rows[int(r["row"])].append(r)
     return rows
+
+
+def correlation(x, y):
+    try:
+        return statistics.correlation(x, y)
+    except statistics.StatisticsError:  # fewer than two points, or one side constant
+        return float("nan")
 
 
 def summarise(blocks):
@@ -45,6 +59,25 @@ def summarise(blocks):
     print("  per wave, start spread / median duration: " +
           " ".join(f"{(max(start[g:g + wave]) - min(start[g:g + wave])) / med:.2f}"
                    for g in groups))
+    done = [(int(r["start_ns"]), int(r["end_ns"]) - int(r["start_ns"]), r["smid"])
+            for r in blocks if int(r["end_ns"]) > 0]
+    lags = []
+    for g in groups:
+        wave_blocks = done[g:g + wave]
+        mid = statistics.median(s for s, _, _ in wave_blocks)
+        lags.append(correlation([s - mid for s, _, _ in wave_blocks],
+                                [d for _, d, _ in wave_blocks]))
+    print("  per wave, correlation of start lag with duration: " +
+          " ".join(f"{c:.2f}" for c in lags))
+    per_sm = collections.defaultdict(list)
+    for s, d, sm in sorted(done):
+        per_sm[sm].append(d)
+    pairs = [(a, b) for ds in per_sm.values() for a, b in zip(ds, ds[1:])]
+    means = sorted(statistics.mean(ds) for ds in per_sm.values())
+    sm_dec = statistics.quantiles(means, n=10) if len(means) > 1 else [means[0]] * 9
+    print(f"  same SM, consecutive block durations: r = "
+          f"{correlation([a for a, _ in pairs], [b for _, b in pairs]):.2f}; per-SM mean "
+          f"duration us p10 {sm_dec[0] / 1e3:.1f}, p90 {sm_dec[-1] / 1e3:.1f}")
 
 
 def main():
