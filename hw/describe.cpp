@@ -54,6 +54,8 @@ nlohmann::json json_value(const FieldSpec& f, GpuSpec& gpu, DType t, std::string
           nlohmann::json list = nlohmann::json::array();
           for (const auto& b : v) list.push_back(b.value);
           return list;
+        } else if constexpr (std::is_same_v<V, std::vector<double>>) {
+          return nlohmann::json(v);
         } else if constexpr (std::is_same_v<V, Frequency>) {
           key += "_mhz";
           return v.mhz();

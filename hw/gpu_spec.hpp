@@ -124,6 +124,11 @@ struct L2Spec {
   // first writes back the lines that became dirty longest ago (they stay resident, clean).
   // 0: no limit.
   double dirty_fraction = 0;
+  // Each SM's share of a busy slice, by SM index (relative: the model divides them by their
+  // mean): a read that finds its slice busy waits the slice's backlog divided by its SM's
+  // share, so under contention SMs of larger shares get more of the L2. Empty: equal shares
+  // (first come, first served).
+  std::vector<double> sm_shares;
   // The L2 request coalescer (GH100's LRC): a read of sectors that an earlier read from another
   // SM of the same GPC (gpcs) asked for less than this long before is answered with that read's
   // data and takes no slice time of its own; an SM's own repeats are not merged. 0: none.

@@ -329,16 +329,18 @@ Parsed<std::optional<MmaShape>> parse_scalar<std::optional<MmaShape>>(const Fiel
 
 template <class T>
 Parsed<T> parse_node(const FieldSpec& f, const YAML::Node& node) {
-  if constexpr (std::is_same_v<T, std::vector<Bytes>>) {
+  if constexpr (std::is_same_v<T, std::vector<Bytes>> || std::is_same_v<T, std::vector<double>>) {
+    using Element = typename T::value_type;
     if (!node.IsSequence())
       return fail<T>(fmt::format("expected {}, got {}", expectation(f), describe_node_type(node)));
     T out;
     for (std::size_t i = 0; i < node.size(); ++i) {
       const auto& item = node[i];
       if (!item.IsScalar())
-        return fail<T>(fmt::format("element {}: expected a size in bytes, got {}", i + 1,
+        return fail<T>(fmt::format("element {}: expected {}, got {}", i + 1,
+                                   std::is_same_v<Element, Bytes> ? "a size in bytes" : "a number",
                                    describe_node_type(item)));
-      auto p = parse_scalar<Bytes>(f, trim(item.Scalar()));
+      auto p = parse_scalar<Element>(f, trim(item.Scalar()));
       if (!p.value) return fail<T>(fmt::format("element {}: {}", i + 1, p.error));
       out.push_back(*p.value);
     }
@@ -378,6 +380,7 @@ class Loader {
     GpuSpec gpu;
     read_fields(gpu);
     diag_.raise_if_any();
+    fit_shares_to_sm_count(gpu);
     check_rules(gpu);
     diag_.raise_if_any();
     gpu.warnings = diag_.warnings();
@@ -546,6 +549,22 @@ class Loader {
         }
         for (const DType t : dtypes) read_field(f, gpu, t);
       }
+  }
+
+  // l2.sm_shares are per SM. A what-if that changes sm_count (--set sm_count=200) and not the
+  // shares leaves the file's shares without SMs to go to: every SM gets an equal share, and a
+  // warning says so. A file or override that gives a wrong count itself is an error (rules).
+  void fit_shares_to_sm_count(GpuSpec& gpu) {
+    const auto n = gpu.l2.sm_shares.size();
+    if (n == 0 || n == std::size_t(gpu.sm_count) || !overrides_.contains("sm_count") ||
+        overrides_.contains("l2.sm_shares"))
+      return;
+    const auto it = origins_.find("sm_count");
+    diag_.warning(it == origins_.end() ? Origin{} : it->second, "l2.sm_shares",
+                  fmt::format("warning: the file's {} per-SM shares do not fit sm_count {}; every "
+                              "SM gets an equal share (give l2.sm_shares one per SM to set them)",
+                              n, gpu.sm_count));
+    gpu.l2.sm_shares.clear();
   }
 
   void check_rules(const GpuSpec& gpu) {

@@ -97,6 +97,13 @@ std::vector<ConsistencyRule> build_rules() {
          return fmt::format("'{}' does not match compute_capability {}; expected '{}'", g.arch,
                             g.compute_capability, *a);
        }},
+      {"l2.sm_shares", E, "l2.sm_shares, where given, lists one share per SM (sm_count)",
+       [](const GpuSpec& g, DType) -> Msg {
+         const auto n = g.l2.sm_shares.size();
+         if (n == 0 || n == std::size_t(g.sm_count)) return std::nullopt;
+         return fmt::format("lists {} shares for {} SMs (sm_count); give one per SM", n,
+                            g.sm_count);
+       }},
       {"sm.max_warps", E, "sm.max_warps x 32 = sm.max_threads",
        [](const GpuSpec& g, DType) -> Msg {
          if (g.sm.max_warps * 32 == g.sm.max_threads) return std::nullopt;

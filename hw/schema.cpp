@@ -232,6 +232,12 @@ std::vector<FieldSpec> build_schema() {
                "slice for less than this long before is answered with that read's data and takes "
                "no slice time itself (it still crosses the SM's link); an SM's own repeated reads "
                "are not merged. Omitted or 0: every read takes its slice."),
+      optional("l2.sm_shares", GPU_FIELD(l2.sm_shares), 0.01, 100,
+               "Each SM's share of a busy L2 slice, one number per SM in SM-index order "
+               "(relative: the model divides them by their mean): a read that finds its slice "
+               "busy waits the slice's backlog divided by its SM's share, so when the slices are "
+               "saturated SMs of larger shares get more of the L2 and SMs of smaller shares fall "
+               "behind. Omitted: equal shares (first come, first served)."),
       required("l2.port_bytes_per_clk", GPU_FIELD(l2.port_bytes_per_clk), 1, 1024,
                "Bytes per SM clock that one SM's link to the L2 carries, reads and writes "
                "together (bounds a single SM's L2 bandwidth)."),
@@ -438,6 +444,8 @@ std::string kind_description(FieldKind k) {
       return "a cycle count (e.g. 200cycles)";
     case FieldKind::BytesList:
       return "a list of sizes in bytes (e.g. [0KiB, 8KiB, 16KiB])";
+    case FieldKind::NumberList:
+      return "a list of numbers (e.g. [1.02, 0.97])";
     case FieldKind::Shape:
     case FieldKind::OptionalShape:
       return "an mma shape mMnNkK (e.g. m16n8k16)";
@@ -449,6 +457,7 @@ std::string range_description(const FieldSpec& f) {
   switch (f.kind()) {
     case FieldKind::Int:
     case FieldKind::Double:
+    case FieldKind::NumberList:
       return fmt::format("[{:.10g}, {:.10g}]", f.min, f.max);
     case FieldKind::Bytes:
     case FieldKind::BytesList:
@@ -490,6 +499,11 @@ std::string value_text(const FieldSpec& f, GpuSpec& gpu, DType t) {
         } else if constexpr (std::is_same_v<V, std::vector<Bytes>>) {
           std::string out = "[";
           for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + to_string(v[i]);
+          return out + "]";
+        } else if constexpr (std::is_same_v<V, std::vector<double>>) {
+          std::string out = "[";
+          for (std::size_t i = 0; i < v.size(); ++i)
+            out += fmt::format("{}{:.10g}", i ? ", " : "", v[i]);
           return out + "]";
         } else if constexpr (std::is_same_v<V, std::optional<MmaShape>>) {
           return v ? to_string(*v) : std::string("none");

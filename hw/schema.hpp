@@ -36,7 +36,7 @@ using FieldRef =
                  FieldAccessor<std::string>, FieldAccessor<Bytes>, FieldAccessor<Frequency>,
                  FieldAccessor<Bandwidth>, FieldAccessor<Duration>, FieldAccessor<Cycles>,
                  FieldAccessor<std::vector<Bytes>>, FieldAccessor<MmaShape>,
-                 FieldAccessor<std::optional<MmaShape>>>;
+                 FieldAccessor<std::optional<MmaShape>>, FieldAccessor<std::vector<double>>>;
 enum class FieldKind {
   Int,
   Double,
@@ -50,6 +50,7 @@ enum class FieldKind {
   BytesList,
   Shape,
   OptionalShape,
+  NumberList,
 };
 
 enum class Presence {

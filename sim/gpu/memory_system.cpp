@@ -193,6 +193,9 @@ struct MemorySystem::Impl {
   // Each slice serves reads (and reductions) and writes on separate paths: stores arrive on the
   // crossbar's SM-to-L2 direction, read data leaves on the other.
   std::vector<Server> ports, write_ports, slice_servers, slice_write_servers, channels;
+  // Per SM, 1 / (its l2.sm_shares entry / their mean) - 1: the part of a busy slice's backlog
+  // that a read of this SM waits beyond first come, first served. Empty: equal shares.
+  std::vector<double> extra_backlog_wait;
   // The request coalescer (l2.coalescing_window): per slice, a direct-mapped table of the
   // latest read of each (line, GPC), with when it arrived and when the slice finishes serving
   // it. A read from another SM of the same GPC of sectors the entry holds, arriving within the
@@ -580,6 +583,19 @@ MemorySystem::Impl::Impl(const GpuSpec& gpu, const ClockDomain& clock,
   if (!opt.narrow_l2_tags) {
     widen_l2();
   }
+  if (!gpu.l2.sm_shares.empty()) {
+    const auto& shares = gpu.l2.sm_shares;
+    if (shares.size() != std::size_t(sm_count)) {
+      bad("l2.sm_shares needs one share per SM");
+    }
+    double mean = 0;
+    for (double x : shares) mean += x;
+    mean /= double(shares.size());
+    for (double x : shares) {
+      if (!(x > 0)) bad("l2.sm_shares must be above 0");
+      extra_backlog_wait.push_back(mean / x - 1.0);
+    }
+  }
 
   l1_hit = clock.ticks(gpu.l1.hit_latency.value);
   l2_hit = clock.ticks(gpu.l2.hit_latency.value);
@@ -670,8 +686,14 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     f_slice = queued->served_ps;
     counters.l2_coalesced_bytes += std::uint64_t{n} * sector_bytes;
   } else {
-    f_slice = (kind == L2Kind::Write ? slice_write_servers : slice_servers)[slice].reserve(
-        now, slice_bytes(kind, bytes, n), l2_busy_ps);
+    Server& server = (kind == L2Kind::Write ? slice_write_servers : slice_servers)[slice];
+    const double backlog = std::max(0.0, server.free_ps - now);
+    f_slice = server.reserve(now, slice_bytes(kind, bytes, n), l2_busy_ps);
+    // Unequal shares: a read waits the backlog it found divided by its SM's share. The slice's
+    // own schedule is unchanged; only who gets its data when (arbitration) moves.
+    if (kind == L2Kind::Read && !extra_backlog_wait.empty()) {
+      f_slice += backlog * extra_backlog_wait[std::size_t(sm)];
+    }
     if (queued != nullptr) *queued = QueuedRead{key, now, f_slice, need, sm};
   }
   // Back-pressure from DRAM writes: the slice serves the request once the victim it displaced

@@ -52,6 +52,11 @@
 //    slice time and is no L2 lookup; it completes with that read. An SM's own repeats are not
 //    merged. On in h100.yaml and h200.yaml (25 cycles, session 17); off where a GPU file does
 //    not give it.
+//  * Arbitration (l2.sm_shares, where given): a read that finds its slice busy waits the
+//    backlog it found divided by its SM's share (shares taken relative to their mean), on top
+//    of the slice's first-come-first-served schedule, which is unchanged. When the slices are
+//    saturated, SMs of small shares fall behind (the H100's SMs get 28.7-36.6 B/clk each when
+//    all load at once); alone, or below saturation, every SM is served as before.
 //  * One access() call is one coalesced request: repeated sectors within a call count once.
 #pragma once
 

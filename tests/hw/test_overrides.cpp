@@ -44,7 +44,8 @@ std::map<std::string, nlohmann::json> changed(const GpuSpec& before, const GpuSp
 }  // namespace
 
 TEST_CASE("An override changes exactly the named field and is validated", "[hw][set]") {
-  const GpuSpec base = load_gpu("h100");
+  // On h200: h100's per-SM L2 shares would go with an sm_count override (tested below).
+  const GpuSpec base = load_gpu("h200");
   struct Case {
     std::string override_text;
     std::string json_leaf;
@@ -63,7 +64,7 @@ TEST_CASE("An override changes exactly the named field and is validated", "[hw][
   };
   for (const auto& c : cases) {
     INFO(c.override_text);
-    const GpuSpec gpu = load_gpu("h100", {c.override_text});
+    const GpuSpec gpu = load_gpu("h200", {c.override_text});
     const auto diff = changed(base, gpu);
     REQUIRE(diff.size() == 1);
     CHECK(diff.begin()->first == c.json_leaf);
@@ -181,9 +182,32 @@ TEST_CASE("The brief's what-if overrides load on every shipped GPU", "[hw][set]"
     CHECK(gpu.sm_count == 200);
     CHECK(gpu.dram.sustained.bytes_per_s == Approx(5e12));
     // 5 TB/s is above every shipped GPU's datasheet peak; the A6000's 12 L2 slices do not
-    // split 80 MiB into whole lines. Both load, with a warning.
+    // split 80 MiB into whole lines; the H100's per-SM L2 shares do not fit 200 SMs. All load,
+    // with a warning.
     for (const auto& w : gpu.warnings)
       CHECK((w.find("dram.sustained: warning") != std::string::npos ||
-             (name == "a6000" && w.find("l2.size: warning") != std::string::npos)));
+             (name == "a6000" && w.find("l2.size: warning") != std::string::npos) ||
+             (name == "h100" && w.find("l2.sm_shares: warning") != std::string::npos)));
   }
+}
+
+TEST_CASE("The L2's per-SM shares are positive numbers, one per SM", "[hw][set]") {
+  CHECK_THROWS_WITH(load_gpu("h100", {"l2.sm_shares=[1, 2]"}),
+                    Catch::Contains("l2.sm_shares") && Catch::Contains("2 shares for 132 SMs"));
+  CHECK_THROWS_WITH(load_gpu("a100", {"l2.sm_shares=[1, fast]"}),
+                    Catch::Contains("l2.sm_shares") && Catch::Contains("element 2"));
+  CHECK_THROWS_WITH(load_gpu("a100", {"l2.sm_shares=[0]"}),
+                    Catch::Contains("l2.sm_shares") && Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(load_gpu("a100", {"l2.sm_shares=1.5"}),
+                    Catch::Contains("l2.sm_shares") && Catch::Contains("a list of numbers"));
+  CHECK(load_gpu("a100").l2.sm_shares.empty());        // not measured: equal shares
+  CHECK(load_gpu("h200").l2.sm_shares.empty());        // another chip: its SMs' shares are its own
+  CHECK(load_gpu("h100").l2.sm_shares.size() == 132);  // microbench_smspread_s19*
+  CHECK(load_gpu("h100", {"l2.sm_shares=[]"}).l2.sm_shares.empty());
+  // A what-if SM count leaves the file's shares without their SMs: equal shares, with a warning.
+  const GpuSpec more = load_gpu("h100", {"sm_count=200"});
+  CHECK(more.l2.sm_shares.empty());
+  REQUIRE(more.warnings.size() == 1);
+  CHECK_THAT(more.warnings[0], Catch::Contains("l2.sm_shares") && Catch::Contains("sm_count 200"));
+  CHECK(load_gpu("h100", {"sm_count=132"}).warnings.empty());
 }

@@ -194,6 +194,7 @@ TEST_CASE("H100 values our microbenchmarks measured cite them", "[hw][shipped]")
                                           "l2.bandwidth",
                                           "l2.hit_latency",
                                           "l2.port_bytes_per_clk",
+                                          "l2.sm_shares",
                                           "dram.sustained",
                                           "dram.latency",
                                           "dram.row_miss_jitter",

@@ -42,8 +42,14 @@ struct Shape {
 // 132 SMs read it about four times over) at the same time, which the request coalescer would
 // merge; the microbenchmark's SMs reach a line again only after 64 Ki other lines. So the
 // coalescer is left out: this drives the slices alone, as the GPU's run did.
+//
+// The per-SM arbitration shares (l2.sm_shares) are left out too: issued at one instant, every
+// read finds the whole run's backlog in its slice and an SM of a small share waits a multiple
+// of it; the microbenchmark's SMs kept a few requests in flight each, where the shares move
+// data between SMs but not the total (tests/sim/test_sm_shares.cpp drives them that way).
 Tick run(GpuSpec gpu, const Shape& shape, int sms, int per_sm) {
   gpu.l2.coalescing_window = {};
+  gpu.l2.sm_shares.clear();
   const ClockDomain clock{gpu.clocks.sustained};
   auto mem = std::make_unique<MemorySystem>(gpu, clock);
   const std::uint64_t base = 1ull << 32, lines = (8u << 20) / 128;
