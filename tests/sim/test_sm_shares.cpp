@@ -13,7 +13,6 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <memory>
 #include <numeric>
 #include <queue>
@@ -109,6 +108,10 @@ std::vector<double> simulated_rates(const GpuSpec& gpu, int groups, int only = -
   return rate;
 }
 
+double mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+}
+
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[std::size_t(q * double(v.size() - 1))];
@@ -128,9 +131,6 @@ TEST_CASE("l2.sm_shares: the smspread microbenchmark simulated gives each H100 S
   // l2.bandwidth's (30.99 B/clk per SM, from another run: cp_async_l2_bandwidth_per_sm), which
   // the shares do not change; these runs averaged 32.1.
   CHECK(pearson(measured, simulated) > 0.95);
-  const auto mean = [](const std::vector<double>& v) {
-    return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-  };
   CHECK(mean(simulated) == Approx(mean(measured)).epsilon(0.06));
   for (double q : {0.1, 0.5, 0.9}) {
     INFO("quantile " << q);
@@ -162,18 +162,15 @@ TEST_CASE("l2.sm_shares calibration from the smspread measurements", "[.calibrat
   gpu.l2.sm_shares.assign(std::size_t(gpu.sm_count), 1.0);
   for (int it = 0; it < 12; ++it) {
     const auto sim = simulated_rates(gpu, kGroups);
+    const double mean_m = mean(measured), mean_s = mean(sim);
     double worst = 0;
     for (std::size_t i = 0; i < sim.size(); ++i) {
-      const double mean_m =
-          std::accumulate(measured.begin(), measured.end(), 0.0) / double(sim.size());
-      const double mean_s = std::accumulate(sim.begin(), sim.end(), 0.0) / double(sim.size());
       const double ratio = (measured[i] / mean_m) / (sim[i] / mean_s);
       worst = std::max(worst, std::abs(ratio - 1));
       gpu.l2.sm_shares[i] *= ratio;
     }
-    const double mean = std::accumulate(gpu.l2.sm_shares.begin(), gpu.l2.sm_shares.end(), 0.0) /
-                        double(gpu.sm_count);
-    for (double& s : gpu.l2.sm_shares) s /= mean;
+    const double mean_share = mean(gpu.l2.sm_shares);
+    for (double& s : gpu.l2.sm_shares) s /= mean_share;
     fmt::print("iteration {}: worst relative rate error {:.4f}, correlation {:.4f}\n", it, worst,
                pearson(measured, sim));
   }
