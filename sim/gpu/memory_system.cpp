@@ -687,13 +687,12 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
     counters.l2_coalesced_bytes += std::uint64_t{n} * sector_bytes;
   } else {
     Server& server = (kind == L2Kind::Write ? slice_write_servers : slice_servers)[slice];
-    const double backlog = std::max(0.0, server.free_ps - now);
-    f_slice = server.reserve(now, slice_bytes(kind, bytes, n), l2_busy_ps);
     // Unequal shares: a read waits the backlog it found divided by its SM's share. The slice's
     // own schedule is unchanged; only who gets its data when (arbitration) moves.
-    if (kind == L2Kind::Read && !extra_backlog_wait.empty()) {
-      f_slice += backlog * extra_backlog_wait[std::size_t(sm)];
-    }
+    const bool by_share = kind == L2Kind::Read && !extra_backlog_wait.empty();
+    const double backlog = by_share ? std::max(0.0, server.free_ps - now) : 0.0;
+    f_slice = server.reserve(now, slice_bytes(kind, bytes, n), l2_busy_ps);
+    if (by_share) f_slice += backlog * extra_backlog_wait[std::size_t(sm)];
     if (queued != nullptr) *queued = QueuedRead{key, now, f_slice, need, sm};
   }
   // Back-pressure from DRAM writes: the slice serves the request once the victim it displaced
