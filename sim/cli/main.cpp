@@ -40,6 +40,7 @@ constexpr const char* kExamples = R"(Examples:
   gemmsim --hw a100 --set l2.size=80MiB --tiles 128x128x32        (what if L2 were twice as large?)
   gemmsim hw show h100 --json
   gemmsim validate --data validate/data/h100 --family pipelined
+  gemmsim validate --data validate/data/h200 --hw h200 --problem 2048x2048x2048
   gemmsim validate --data validate/data/h100 --model cutlass-latency
   gemmsim sweep --hw h100 --problem 4096x4096x4096 --dtype f16 [--library] [--best]
   gemmsim study configs/studies/h100_dram_bandwidth.yaml
@@ -291,6 +292,7 @@ int main(int argc, char** argv) {
   val->add_option("--data", vo.data_dir, "Directory of measurement CSVs")->capture_default_str();
   val->add_option("--hw", vo.hw, "GPU description to predict with")->capture_default_str();
   val->add_option("--family", vo.family, "Only this family (tiled, pipelined, warp-specialized)");
+  val->add_option("--problem", vo.problems, "Only the rows of this GEMM size MxNxK (repeatable)");
   val->add_flag("--json", vo.json, "Print JSON");
   val->add_option("--set", vo.overrides, "Override a GPU field, KEY.PATH=VALUE (repeatable)");
   val->add_option("--threads", vo.threads, "Worker threads (default: all cores)");

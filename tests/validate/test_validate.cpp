@@ -109,3 +109,28 @@ TEST_CASE("Validation simulates each kernel with its recorded register count, or
   o.regs = "measured";
   REQUIRE_THROWS_WITH(simulate_rows(rows, o), Catch::Contains("--regs 'measured'"));
 }
+
+TEST_CASE("Validation keeps the rows of the families and shapes asked for; none is an error",
+          "[validate]") {
+  ValidateOptions o;
+  o.data_dir = std::string(GEMMSIM_SOURCE_DIR) + "/tests/data/validate_small";
+  const auto rows = read_measurements(o.data_dir);
+  REQUIRE(rows.size() >= 20);
+  CHECK(select_rows(rows, o).size() == rows.size());
+  o.problems = {"256x256x256"};
+  const auto small = select_rows(rows, o);
+  REQUIRE(!small.empty());
+  CHECK(small.size() < rows.size());
+  for (const auto& r : small) CHECK(r.problem == GemmProblem{256, 256, 256});
+  o.family = "tiled";
+  const auto tiled = select_rows(rows, o);
+  REQUIRE(tiled.size() == 2);
+  for (const auto& r : tiled) CHECK(r.config.family == Family::Tiled);
+  o.family.clear();
+  o.problems = {"256x256x256", "512x512x512"};
+  CHECK(select_rows(rows, o).size() == rows.size());
+  o.problems = {"256x256x256", "1000x1000x1000"};
+  REQUIRE_THROWS_WITH(select_rows(rows, o), Catch::Contains("--problem '1000x1000x1000': no rows"));
+  o.problems = {"256x256"};
+  REQUIRE_THROWS_WITH(select_rows(rows, o), Catch::Contains("--problem '256x256': expected MxNxK"));
+}

@@ -19,6 +19,7 @@
 #include "sim/analytic/model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/run/run.hpp"
+#include "sim/run/sweep_options.hpp"
 #include "validate/compare/counters.hpp"
 #include "validate/compare/csv.hpp"
 #include "validate/compare/stats.hpp"
@@ -315,16 +316,36 @@ nlohmann::json validation_json(const std::vector<RowResult>& rows, const Validat
   return j;
 }
 
-int run_validate(const ValidateOptions& o, std::ostream& out) {
-  std::vector<MeasuredRow> rows = read_measurements(o.data_dir);
+std::vector<MeasuredRow> select_rows(std::vector<MeasuredRow> rows, const ValidateOptions& o) {
   if (!o.family.empty()) {
     std::erase_if(rows, [&](const MeasuredRow& r) { return o.family != family_name(r.config.family); });
     if (rows.empty()) throw UserError(fmt::format("--family '{}': no rows in {}", o.family, o.data_dir));
   }
+  if (!o.problems.empty()) {
+    std::vector<GemmProblem> keep;
+    for (const auto& text : o.problems) {
+      const GemmProblem p = parse_problem(text, "--problem");
+      if (std::none_of(rows.begin(), rows.end(),
+                       [&](const MeasuredRow& r) { return r.problem == p; }))
+        throw UserError(fmt::format("--problem '{}': no rows of that shape in {}{}", text,
+                                    o.data_dir,
+                                    o.family.empty() ? "" : " (family " + o.family + ")"));
+      keep.push_back(p);
+    }
+    std::erase_if(rows, [&](const MeasuredRow& r) {
+      return std::find(keep.begin(), keep.end(), r.problem) == keep.end();
+    });
+  }
+  return rows;
+}
+
+int run_validate(const ValidateOptions& o, std::ostream& out) {
+  const std::vector<MeasuredRow> rows = select_rows(read_measurements(o.data_dir), o);
   std::vector<std::string> failures;
   const std::vector<RowResult> results = simulate_rows(rows, o, &failures);
   nlohmann::json j = validation_json(results, o);
   j["failed_rows"] = failures;
+  if (!o.problems.empty()) j["problems_selected"] = o.problems;
   j["model"] = o.model;
   if (o.model == "des") {
     j["l2_start"] = l2_start_name(parse_l2_start(o.l2_start));

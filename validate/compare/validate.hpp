@@ -25,6 +25,7 @@ struct ValidateOptions {
   std::string data_dir = "validate/data/h100";
   std::string hw = "h100";
   std::string family;  // empty: all
+  std::vector<std::string> problems;  // "MxNxK" shapes to keep; empty: all
   std::vector<std::string> overrides;
   bool json = false;
   int threads = 0;  // 0: all cores
@@ -95,6 +96,10 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
                                      std::vector<std::string>* failures = nullptr);
 
 nlohmann::json validation_json(const std::vector<RowResult>& rows, const ValidateOptions& o);
+
+// The rows of `rows` that o.family and o.problems select. A family or shape that selects no row
+// is an error (a misspelt shape must not pass as an empty, perfect comparison).
+std::vector<MeasuredRow> select_rows(std::vector<MeasuredRow> rows, const ValidateOptions& o);
 
 int run_validate(const ValidateOptions& o, std::ostream& out);
 
