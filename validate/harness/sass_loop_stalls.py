@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The compiler's fixed-latency stalls in a kernel's main loop, from its SASS.
+
+Reads the output of `cuobjdump -sass` for one function (sm_70 and later: 128-bit instructions,
+each printed as two 64-bit words), finds the backward branch whose body holds the most
+tensor-core (HMMA/HGMMA) or FFMA instructions, and prints per loop body: instructions, opcode
+counts, and the stall counts the compiler encoded (bits 105-108 of each instruction: the cycles
+the warp waits before it may issue its next instruction). Nsight Compute's `wait` stall per
+issued instruction is about the mean stall count less one, for code that runs as scheduled.
+
+    cuobjdump -sass kernel.o > k.sass   # one function: cut at its "Function :" line
+    validate/harness/sass_loop_stalls.py k.sass [more.sass ...]
+
+The body is the static one: instructions on paths the run skips (bounds checks, element-wise
+copies) are counted too.
+"""
+import collections
+import re
+import sys
+
+INST = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*/\* (0x[0-9a-f]{16}) \*/")
+WORD = re.compile(r"/\* (0x[0-9a-f]{16}) \*/")
+
+
+def parse(path):
+    """(address, text, high control word) per instruction."""
+    lines = open(path).read().splitlines()
+    out, i = [], 0
+    while i < len(lines):
+        m = INST.search(lines[i])
+        if m and i + 1 < len(lines) and WORD.search(lines[i + 1]):
+            hi = int(WORD.search(lines[i + 1]).group(1), 16)
+            out.append((int(m.group(1), 16), m.group(2).strip(), hi))
+            i += 2
+        else:
+            i += 1
+    return out
+
+
+def opcode(text):
+    words = text.split()
+    if words and words[0].startswith("@"):
+        words = words[1:]
+    return words[0].split(".")[0] if words else ""
+
+
+def is_math(text):
+    return opcode(text) in ("HMMA", "HGMMA", "FFMA")
+
+
+def main_loop(ins):
+    at = {a: k for k, (a, _, _) in enumerate(ins)}
+    best = None
+    for k, (a, text, _) in enumerate(ins):
+        if opcode(text) != "BRA":
+            continue
+        m = re.search(r"0x([0-9a-f]+)", text)
+        if not m or int(m.group(1), 16) >= a or int(m.group(1), 16) not in at:
+            continue
+        body = ins[at[int(m.group(1), 16)]: k + 1]
+        key = (sum(is_math(t) for _, t, _ in body), -len(body))
+        if best is None or key > best[0]:
+            best = (key, body)
+    return best[1] if best else []
+
+
+def summarize(path):
+    ins = parse(path)
+    body = main_loop(ins)
+    if not body:
+        return f"{path}: no loop with math instructions ({len(ins)} instructions)"
+    stall = [(hi >> 41) & 0xF for _, _, hi in body]
+    math = [s for (_, t, _), s in zip(body, stall) if is_math(t)]
+    other = [s for (_, t, _), s in zip(body, stall) if not is_math(t)]
+    ops = collections.Counter(opcode(t) for _, t, _ in body)
+    n = len(body)
+    lines = [
+        f"{path}: main loop {body[0][0]:#x}-{body[-1][0]:#x}, {n} instructions, "
+        f"{len(math)} math; stall counts sum {sum(stall)} cycles, {sum(stall) / n:.2f} per instruction",
+        "  opcodes: " + ", ".join(f"{o} {c}" for o, c in ops.most_common()),
+        "  stall after a math instruction: "
+        + ", ".join(f"{s}: {c}" for s, c in sorted(collections.Counter(math).items())),
+        "  stall after the others: "
+        + ", ".join(f"{s}: {c}" for s, c in sorted(collections.Counter(other).items())),
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for p in sys.argv[1:]:
+        print(summarize(p))
