@@ -1,6 +1,7 @@
 #include "validate/compare/validate.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -411,8 +412,10 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
     if (!failures.empty()) out << fmt::format("  {} row(s) could not be ranked (see above)\n", failures.size());
     return code;
   }
-  out << fmt::format("gemmsim validate: {} rows of {} predicted with {}{}\n", results.size(),
-                     o.data_dir, o.hw,
+  const std::string shapes =
+      o.problems.empty() ? "" : fmt::format(" ({})", fmt::join(o.problems, ", "));
+  out << fmt::format("gemmsim validate: {} rows of {}{} predicted with {}{}\n", results.size(),
+                     o.data_dir, shapes, o.hw,
                      o.model == "des" ? fmt::format(" from a {} L2, {} register counts",
                                                     j["l2_start"].get<std::string>(), o.regs)
                                       : " by the " + o.model + " model");
