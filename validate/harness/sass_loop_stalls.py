@@ -28,9 +28,9 @@ def parse(path):
     out, i = [], 0
     while i < len(lines):
         m = INST.search(lines[i])
-        if m and i + 1 < len(lines) and WORD.search(lines[i + 1]):
-            hi = int(WORD.search(lines[i + 1]).group(1), 16)
-            out.append((int(m.group(1), 16), m.group(2).strip(), hi))
+        w = WORD.search(lines[i + 1]) if m and i + 1 < len(lines) else None
+        if w:
+            out.append((int(m.group(1), 16), m.group(2).strip(), int(w.group(1), 16)))
             i += 2
         else:
             i += 1
@@ -49,19 +49,20 @@ def is_math(text):
 
 
 def main_loop(ins):
+    """The body of the backward branch with the most math instructions (the shortest of equals);
+    empty if no loop has any."""
     at = {a: k for k, (a, _, _) in enumerate(ins)}
-    best = None
+    best_key, best = (0, 0), []
     for k, (a, text, _) in enumerate(ins):
-        if opcode(text) != "BRA":
+        m = re.search(r"0x([0-9a-f]+)", text) if opcode(text) == "BRA" else None
+        target = int(m.group(1), 16) if m else None
+        if target is None or target >= a or target not in at:
             continue
-        m = re.search(r"0x([0-9a-f]+)", text)
-        if not m or int(m.group(1), 16) >= a or int(m.group(1), 16) not in at:
-            continue
-        body = ins[at[int(m.group(1), 16)]: k + 1]
+        body = ins[at[target]: k + 1]
         key = (sum(is_math(t) for _, t, _ in body), -len(body))
-        if best is None or key > best[0]:
-            best = (key, body)
-    return best[1] if best else []
+        if key[0] > 0 and (not best or key > best_key):
+            best_key, best = key, body
+    return best
 
 
 def summarize(path):
