@@ -79,13 +79,14 @@ void check_request(const TraceRequest& r) {
 }
 
 Prediction predict_traced(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
-                          const TraceRequest& r, int regs_per_thread) {
+                          const TraceRequest& r, int regs_per_thread, double alu_wait) {
   check_request(r);
   const sim::ClockDomain clock(gpu.clocks.sustained);
   // Spans are kept only for the outputs that draw them.
   RunRecorder rec(make_filter(r), clock, !r.trace_path.empty() || !r.report_path.empty());
-  Prediction p = predict(gpu, config, problem,
-                         SimOptions{.observer = &rec, .regs_per_thread = regs_per_thread});
+  Prediction p = predict(
+      gpu, config, problem,
+      SimOptions{.observer = &rec, .regs_per_thread = regs_per_thread, .alu_wait = alu_wait});
   const CriticalPath cp = rec.critical_path();
   const auto shares = cp.shares();
   for (int c = 0; c < kCategories; ++c)

@@ -31,8 +31,8 @@ void add_trace_options(CLI::App& app, TraceRequest& r);
 void check_request(const TraceRequest& r);
 
 // predict() with a recorder attached: fills the prediction's critical path and writes the
-// trace and the report the request names. `regs_per_thread`: as SimOptions' (0: estimate).
+// trace and the report the request names. `regs_per_thread`, `alu_wait`: as SimOptions'.
 Prediction predict_traced(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
-                          const TraceRequest& r, int regs_per_thread = 0);
+                          const TraceRequest& r, int regs_per_thread = 0, double alu_wait = -1);
 
 }  // namespace gemmsim::traces

@@ -93,6 +93,7 @@ struct PredictOptions {
   bool json = false;
   std::string l2_start = "clean";  // --l2-start
   int regs = 0;                    // --regs (0: estimate)
+  double alu_wait = -1;            // --alu-wait (negative: estimate)
   traces::TraceRequest traces;  // --trace, --report, --critical-path and their filters
 };
 
@@ -209,9 +210,11 @@ int run_predict(const PredictOptions& o) {
           "follow a run from a clean L2)",
           l2_start_name(start)));
   }
-  const Prediction pred = o.traces.active()
-                              ? traces::predict_traced(gpu, c, p, o.traces, o.regs)
-                              : predict(gpu, c, p, {.l2_start = start, .regs_per_thread = o.regs});
+  const Prediction pred =
+      o.traces.active()
+          ? traces::predict_traced(gpu, c, p, o.traces, o.regs, o.alu_wait)
+          : predict(gpu, c, p,
+                    {.l2_start = start, .regs_per_thread = o.regs, .alu_wait = o.alu_wait});
   if (o.json)
     std::cout << to_json(pred).dump(2) << "\n";
   else
@@ -272,6 +275,11 @@ int main(int argc, char** argv) {
                  "Registers per thread of the compiled kernel (ptxas -v), which sets how many "
                  "CTAs fit an SM (default: estimated from the tile shapes)")
       ->check(CLI::Range(1, 255));
+  app.add_option("--alu-wait", o.alu_wait,
+                 "Cycles the compiled main loop's integer instructions wait for earlier results: "
+                 "its non-math instructions' mean SASS stall count less one "
+                 "(validate/harness/sass_loop_table.py; default: the model's estimate)")
+      ->check(CLI::Range(0.0, 15.0));
   traces::add_trace_options(app, o.traces);
 
   // gemmsim hw show <gpu>
@@ -306,6 +314,10 @@ int main(int argc, char** argv) {
                   "Register counts: recorded (the compiled kernel's, from each row; the estimate "
                   "where a row has none) or estimate (from the tile shapes)")
       ->capture_default_str();
+  val->add_option("--sass", vo.sass,
+                  "Simulate each row with its kernel's main-loop integer wait from this CSV of "
+                  "sass_loop_table.py (e.g. validate/data/sass_sm90.csv; default: the model's "
+                  "estimate)");
   val->add_option("--model", vo.model,
                   "des (simulator), cutlass-latency, ws-recurrence, roofline or cosma (ranking only)")
       ->capture_default_str();

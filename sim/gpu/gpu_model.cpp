@@ -139,7 +139,7 @@ int GpuModel::ctas_per_sm(const GpuSpec& gpu, const LaunchGeometry& g, std::stri
   return best.ctas;
 }
 
-KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) {
+KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, double alu_wait) {
   const LaunchGeometry geo = kernel.geometry();
   const int ctas_run = cta_limit > 0 ? std::min(cta_limit, geo.ctas) : geo.ctas;
   KernelStats st;
@@ -323,7 +323,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit) 
   const Tick smem_load_latency = ticks(gpu_.smem.load_latency.value);
   const Tick l2_hit_latency = ticks(gpu_.l2.hit_latency.value);
   const Tick fma_latency = ticks(gpu_.fp32.latency.value);
-  const double alu_chain_cycles = alu_step_cycles(gpu_);
+  const double alu_chain_cycles = alu_step_cycles(gpu_, alu_wait);
   const double fixed_alu_chain_cycles = fixed_alu_step_cycles(gpu_);
   const double int_cycles = int_pipe_cycles(gpu_);
   const Tick cta_launch_latency = ticks(gpu_.sm.cta_launch_latency.value);

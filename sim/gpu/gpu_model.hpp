@@ -33,15 +33,24 @@ namespace gemmsim::sim {
 // 1.35 / (fp32.latency 4 - 1 issue cycle) = 0.45. The sub-partition's integer pipe
 // (int32.ops_per_clk_per_sm) also takes each of them for a while (int_pipe_cycles); a warp
 // never issues them faster than that pipe accepts them.
+// Where the compiled kernel's main loop is known, its own wait replaces this estimate:
+// `alu_wait` cycles per integer instruction, the mean stall count the compiler encoded in the
+// loop's non-math instructions less one (validate/harness/sass_loop_table.py; for that tf32
+// kernel 1.29, for the 16-bit mma.sync loops 1.3-2.4, for the warp-specialized tf32 consumer
+// 0.50).
 inline constexpr double kAluDependentFraction = 0.45;
 inline double int_pipe_cycles(const GpuSpec& gpu) {
   const double lanes = gpu.int32.ops_per_clk_per_sm / std::max(1, gpu.sm.sub_partitions);
   return lanes > 0 ? 32.0 / lanes : 0.0;
 }
-inline double alu_step_cycles(const GpuSpec& gpu) {
+inline double alu_wait_estimate(const GpuSpec& gpu) {
+  const double issue = 1.0 / std::max(1, gpu.sm.issue_per_clk);
+  return kAluDependentFraction * std::max(0.0, gpu.fp32.latency.value - issue);
+}
+inline double alu_step_cycles(const GpuSpec& gpu, double alu_wait = -1) {
   const double issue = 1.0 / std::max(1, gpu.sm.issue_per_clk);
   return std::max(int_pipe_cycles(gpu),
-                  issue + kAluDependentFraction * std::max(0.0, gpu.fp32.latency.value - issue));
+                  issue + (alu_wait >= 0 ? alu_wait : alu_wait_estimate(gpu)));
 }
 // Cycles one straight-line integer instruction outside the main loop (Op::fixed_alu: the
 // prologue's grid decode, pointer and guard setup, the epilogue's per-output addresses and
@@ -100,7 +109,9 @@ class GpuModel {
   // only the grid's first `cta_limit` CTAs (launch order) run: a prefix of the grid, which the
   // sweep's fast path extrapolates from (sim/run/sweep.hpp). The stats still describe the
   // whole grid's shape (ctas, waves).
-  KernelStats run(const KernelModel& kernel, Tick start, int cta_limit = 0);
+  // `alu_wait`: cycles each of the kernel's integer instructions waits for the one before,
+  // from its compiled code (see alu_step_cycles); negative: the model's estimate.
+  KernelStats run(const KernelModel& kernel, Tick start, int cta_limit = 0, double alu_wait = -1);
 
   const ClockDomain& sm_clock() const { return clock_; }
 

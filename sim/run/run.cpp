@@ -92,6 +92,11 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
     throw UserError(fmt::format("registers per thread {}: expected 1 to {} ({}), or 0 to estimate",
                                 options.regs_per_thread, spec.sm.max_registers_per_thread,
                                 spec.name));
+  if (!(options.alu_wait < 16))  // a stall count is 4 bits
+    throw UserError(
+        fmt::format("integer wait {} cycles: expected 0 to 15 (or negative for the "
+                    "model's estimate)",
+                    options.alu_wait));
   const L2Start start = options.l2_start;
   GpuSpec gpu = spec;
   gpu.clocks.sustained = kernel_clock(spec, config);
@@ -133,11 +138,14 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   if (config.split_k > 1 && config.split_k_mode == SplitKMode::Reduction)
     sequence.push_back(aux.emplace_back(make_splitk_reduction_model(config, problem)).get());
   auto cta_limit = [&](const sim::KernelModel* k) { return k == main_model.get() ? main_ctas : 0; };
+  auto alu_wait = [&](const sim::KernelModel* k) {
+    return k == main_model.get() ? options.alu_wait : -1.0;
+  };
 
   if (start == L2Start::Warm) {
     // The same launches once before, untimed.
     for (const sim::KernelModel* k : sequence)
-      origin = model.run(*k, origin + launch, cta_limit(k)).end;
+      origin = model.run(*k, origin + launch, cta_limit(k), alu_wait(k)).end;
   }
   model.set_observer(options.observer);
 
@@ -147,7 +155,7 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   for (const sim::KernelModel* k : sequence) {
     const bool is_main = k == main_model.get();
     if (is_main) before = memory.counters();
-    const sim::KernelStats ks = model.run(*k, now + launch, cta_limit(k));
+    const sim::KernelStats ks = model.run(*k, now + launch, cta_limit(k), alu_wait(k));
     if (is_main) {
       after = memory.counters();
       s = ks;
@@ -171,6 +179,8 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   out.occupancy_limit = s.occupancy_limit;
   out.regs_per_thread = geo.regs_per_thread;
   out.regs_estimated = options.regs_per_thread == 0;
+  out.alu_wait_estimated = options.alu_wait < 0;
+  out.alu_wait = options.alu_wait >= 0 ? options.alu_wait : sim::alu_wait_estimate(gpu);
   out.smem_per_cta = geo.smem_per_cta;
 
   // Utilisation of each resource over the main kernel's duration.
@@ -292,6 +302,8 @@ nlohmann::json to_json(const Prediction& p) {
       {"occupancy_limit", p.occupancy_limit},
       {"regs_per_thread", p.regs_per_thread},
       {"regs_per_thread_source", p.regs_estimated ? "estimate" : "given"},
+      {"alu_wait_cycles", p.alu_wait},
+      {"alu_wait_source", p.alu_wait_estimated ? "estimate" : "given"},
       {"smem_per_cta_bytes", p.smem_per_cta},
       {"bound", p.bound},
       {"utilisation", p.utilisation},
@@ -327,6 +339,9 @@ std::string format_report(const Prediction& p) {
   s += fmt::format("  resources      {}{} registers/thread ({}), {} B shared memory/CTA\n",
                    p.regs_estimated ? "~" : "", p.regs_per_thread,
                    p.regs_estimated ? "estimate" : "given", p.smem_per_cta);
+  s += fmt::format("  loop code      {}{:.2f} cycles waited per integer instruction ({})\n",
+                   p.alu_wait_estimated ? "~" : "", p.alu_wait,
+                   p.alu_wait_estimated ? "estimate" : "given");
   if (p.launches.size() > 1) {
     s += "  launches\n";
     for (const auto& l : p.launches)

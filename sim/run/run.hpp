@@ -35,6 +35,8 @@ struct Prediction {
   std::string occupancy_limit;
   int regs_per_thread = 0;
   bool regs_estimated = true;  // regs_per_thread is estimate_resources()' (not SimOptions')
+  double alu_wait = 0;  // cycles a loop integer instruction waits for the one before (SimOptions)
+  bool alu_wait_estimated = true;  // the model's estimate (not SimOptions')
   std::uint64_t smem_per_cta = 0;
   std::string bound;                         // the resource that limited the run
   std::map<std::string, double> utilisation;  // fraction of capacity, main kernel
@@ -73,6 +75,11 @@ struct SimOptions {
   // which decides how many CTAs share an SM; 0: estimate_resources()' count from the tile
   // shapes (kernels/common/legality.hpp). It changes the main kernel's occupancy only.
   int regs_per_thread = 0;
+  // Cycles each integer instruction of the compiled kernel's main loop waits for the result of
+  // an earlier one: the mean stall count the compiler encoded in the loop's non-math
+  // instructions less one (cuobjdump -sass; validate/harness/sass_loop_table.py). Negative:
+  // the model's estimate (sim::alu_step_cycles). It applies to the main kernel's warps.
+  double alu_wait = -1;
 };
 
 Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,

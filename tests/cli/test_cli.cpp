@@ -45,6 +45,9 @@ TEST_CASE("Malformed flags are clear errors with exit code 2", "[cli]") {
        "does not fit the register file"},
       {"validate --data " GEMMSIM_SOURCE_DIR "/validate/data/h100 --l2-start dirty",
        "--l2-start 'dirty'"},
+      {"--hw h100 --alu-wait 16", "--alu-wait: Value 16 not in range"},
+      {"validate --data " GEMMSIM_SOURCE_DIR "/validate/data/h100 --sass /no/such/table.csv",
+       "/no/such/table.csv: cannot open the file"},
   };
   for (const auto& b : cases) {
     INFO(b.args);

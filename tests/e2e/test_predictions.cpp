@@ -8,6 +8,7 @@
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
 #include "sim/core/error.hpp"
+#include "sim/gpu/gpu_model.hpp"
 #include "sim/run/run.hpp"
 
 using namespace gemmsim;
@@ -179,6 +180,24 @@ TEST_CASE("A warm L2 start finds the operands the launch before left there", "[e
         0.01 * clean.counters.at("dram__bytes_read.sum"));
   CHECK(warm.counters.at("lts__t_sector_hit_rate.pct") > 99.0);
   CHECK(std::string(l2_start_name(parse_l2_start("warm"))) == "warm");
+}
+
+TEST_CASE("A given loop wait holds a lone warp's integer instructions that long", "[e2e]") {
+  const GpuSpec gpu = load_gpu("h100");
+  GemmConfig c;
+  c.dtype = DType::TF32, c.block_m = 64, c.block_n = 64, c.block_k = 32, c.stages = 4;
+  const GemmProblem p{256, 256, 4096};  // 16 CTAs of 4 warps: one warp per scheduler
+  const Prediction est = predict(gpu, c, p);
+  CHECK(est.alu_wait_estimated);
+  CHECK(est.alu_wait == Approx(sim::alu_wait_estimate(gpu)));
+  const Prediction fast = predict(gpu, c, p, {.alu_wait = 0});
+  const Prediction slow = predict(gpu, c, p, {.alu_wait = 3});
+  CHECK_FALSE(slow.alu_wait_estimated);
+  CHECK(slow.alu_wait == 3);
+  CHECK(to_json(slow)["alu_wait_source"] == "given");
+  CHECK(fast.time_us < est.time_us);
+  CHECK(slow.time_us > 1.2 * est.time_us);
+  REQUIRE_THROWS_WITH(predict(gpu, c, p, {.alu_wait = 16}), Catch::Contains("expected 0 to 15"));
 }
 
 TEST_CASE("A given register count sets the occupancy, and a tiled kernel's load-ahead", "[e2e]") {

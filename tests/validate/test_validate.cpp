@@ -1,9 +1,14 @@
 // gemmsim validate: malformed measurement files are clear errors; the statistics are right.
-#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "validate/compare/loop_schedules.hpp"
 #include "validate/compare/validate.hpp"
 
 using namespace gemmsim;
@@ -133,4 +138,63 @@ TEST_CASE("Validation keeps the rows of the families and shapes asked for; none 
   REQUIRE_THROWS_WITH(select_rows(rows, o), Catch::Contains("--problem '1000x1000x1000': no rows"));
   o.problems = {"256x256"};
   REQUIRE_THROWS_WITH(select_rows(rows, o), Catch::Contains("--problem '256x256': expected MxNxK"));
+}
+
+TEST_CASE("Validation can simulate each kernel with its main loop's wait from a SASS table",
+          "[validate]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("gemmsim_sass_{}", ::getpid());
+  fs::create_directories(dir);
+  auto table = [&](const std::string& name, const std::string& body) {
+    const fs::path p = dir / name;
+    std::ofstream(p) << "config,function,alu_wait\n" << body;
+    return p.string();
+  };
+  ValidateOptions o;
+  o.data_dir = std::string(GEMMSIM_SOURCE_DIR) + "/tests/data/validate_small";
+  o.threads = 1;
+  auto rows = read_measurements(o.data_dir);
+  // One tf32 mma.sync kernel, 64x64x32 with 2x2 warps, on 16 CTAs: one warp per scheduler, so
+  // nothing hides its integer instructions' waits.
+  std::erase_if(rows, [](const MeasuredRow& r) {
+    return r.kernel != "gemmsim_tensorop_tf32_1688gemm_64x64x32_2x2w_4stage_swz";
+  });
+  REQUIRE(!rows.empty());
+  rows.resize(1);
+  rows[0].problem = GemmProblem{256, 256, 4096};
+  const std::string key = loop_key(rows[0].config);
+  CHECK(key == "1;1;64;64;32;2;2;0;0;4;1;0;1;1;1;0");  // sass_loop_table.py's order
+
+  const auto estimate = simulate_rows(rows, o);
+  o.sass = table("fast.csv", key + ",gemm_tensorop_kernel,0\n");
+  const auto fast = simulate_rows(rows, o);
+  o.sass = table("slow.csv", key + ",gemm_tensorop_kernel,4\n");
+  const auto slow = simulate_rows(rows, o);
+  o.sass = table("other.csv", "1;2;64;64;32;2;2;0;0;4;1;0;1;1;1;0,gemm_tensorop_kernel,4\n");
+  const auto other = simulate_rows(rows, o);
+  CHECK(estimate[0].alu_wait < 0);
+  CHECK(fast[0].alu_wait == 0);
+  CHECK(slow[0].alu_wait == 4);
+  CHECK(fast[0].predicted_us < estimate[0].predicted_us);
+  CHECK(slow[0].predicted_us > 1.2 * estimate[0].predicted_us);
+  CHECK(other[0].alu_wait < 0);  // a kernel the table lacks keeps the estimate
+  CHECK(other[0].predicted_us == estimate[0].predicted_us);
+
+  struct Bad {
+    std::string body, message;
+  };
+  const Bad cases[] = {
+      {"1;1;64;64,k,1\n", "config '1;1;64;64': expected the 16 GemmConfig fields, found 4"},
+      {"1;1;64;x;32;2;2;0;0;4;1;0;1;1;1;0,k,1\n", "field 4 is not an integer"},
+      {key + ",k,16\n", ":2: alu_wait 16 is not 0 to 15 cycles"},
+      {key + ",k,1\n" + key + ",k,2\n", ":3: config " + key + " is listed twice"},
+  };
+  for (const Bad& b : cases) {
+    o.sass = table("bad.csv", b.body);
+    REQUIRE_THROWS_WITH(simulate_rows(rows, o), Catch::Contains(b.message));
+  }
+  std::ofstream(dir / "nocol.csv") << "config,wait\n" << key << ",1\n";
+  o.sass = (dir / "nocol.csv").string();
+  REQUIRE_THROWS_WITH(simulate_rows(rows, o), Catch::Contains("no column 'alu_wait'"));
+  fs::remove_all(dir);
 }

@@ -23,6 +23,7 @@
 #include "sim/run/sweep_options.hpp"
 #include "validate/compare/counters.hpp"
 #include "validate/compare/csv.hpp"
+#include "validate/compare/loop_schedules.hpp"
 #include "validate/compare/stats.hpp"
 
 namespace gemmsim {
@@ -165,6 +166,8 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
   const L2Start start = parse_l2_start(o.l2_start);
   if (o.regs != "recorded" && o.regs != "estimate")
     throw UserError(fmt::format("--regs '{}': expected recorded or estimate", o.regs));
+  const LoopSchedules loops =
+      model || o.sass.empty() ? LoopSchedules{} : read_loop_schedules(o.sass);
   std::set<std::string> profiled;  // rows with counters, when their L2 differs from the timed one
   if (!model && start != L2Start::Clean)
     for (const CounterRow& c : read_counters(o.data_dir)) profiled.insert(c.key);
@@ -189,19 +192,23 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
           continue;
         }
         const SimOptions sim_options{
-            .l2_start = start, .regs_per_thread = o.regs == "recorded" ? r.regs_per_thread : 0};
+            .l2_start = start,
+            .regs_per_thread = o.regs == "recorded" ? r.regs_per_thread : 0,
+            .alu_wait = loops.wait_of(r.config)};
         const Prediction p = predict(gpu, r.config, r.problem, sim_options);
         out[i].row = r;
         out[i].predicted_us = p.time_us;
         out[i].error_pct = (p.time_us - r.median_us) / r.median_us * 100.0;
         out[i].bound = p.bound;
         out[i].regs_estimate = estimate_resources(r.config, gpu).regs_per_thread;
+        out[i].alu_wait = sim_options.alu_wait;
         out[i].counters = p.counters;
         if (profiled.contains(counter_key(r.kernel, r.problem, r.config.split_k,
                                           r.config.split_k_mode, r.config.swizzle)))
-          out[i].counters =
-              predict(gpu, r.config, r.problem, {.regs_per_thread = sim_options.regs_per_thread})
-                  .counters;
+          out[i].counters = predict(gpu, r.config, r.problem,
+                                    {.regs_per_thread = sim_options.regs_per_thread,
+                                     .alu_wait = sim_options.alu_wait})
+                                .counters;
       } catch (const std::exception& e) {
         errors[i] = fmt::format("{}:{}: {}", r.file, r.line, e.what());
       }
@@ -351,6 +358,11 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
   if (o.model == "des") {
     j["l2_start"] = l2_start_name(parse_l2_start(o.l2_start));
     j["regs"] = o.regs;
+    if (!o.sass.empty()) {
+      j["sass"] = o.sass;
+      j["sass_rows"] = std::count_if(results.begin(), results.end(),
+                                     [](const RowResult& r) { return r.alu_wait >= 0; });
+    }
   }
   const bool ranking_only = o.model != "des" && !make_model(o.model)->predicts_time();
   if (ranking_only) {
@@ -369,18 +381,19 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
     std::ofstream f(o.rows_csv);
     if (!f) throw UserError(fmt::format("--rows '{}': cannot write the file", o.rows_csv));
     f << "kernel,family,dtype,m,n,k,sm_clock_mhz,measured_us,predicted_us,error_pct,bound,"
-         "regs_measured,regs_estimate,pred_dram_bytes_read,pred_l2_hit_pct,"
+         "regs_measured,regs_estimate,alu_wait,pred_dram_bytes_read,pred_l2_hit_pct,"
          "pred_smem_bank_conflicts,pred_lts_bytes\n";
     for (const auto& r : results) {
       auto counter = [&](const char* name) {
         const auto it = r.counters.find(name);
         return it == r.counters.end() ? 0.0 : it->second;
       };
-      f << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{},{},{},{:.2f},{},{}\n",
+      f << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.2f},{},{},{},{},{},{:.2f},{},{}\n",
                        r.row.kernel, family_name(r.row.config.family),
                        dtype_name(r.row.config.dtype), r.row.problem.m, r.row.problem.n,
                        r.row.problem.k, r.row.sm_clock_mhz, r.row.median_us, r.predicted_us,
                        r.error_pct, r.bound, r.row.regs_per_thread, r.regs_estimate,
+                       r.alu_wait >= 0 ? fmt::format("{:.4f}", r.alu_wait) : "",
                        counter("dram__bytes_read.sum"), counter("lts__t_sector_hit_rate.pct"),
                        counter("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"),
                        counter("lts__t_bytes.sum"));
@@ -414,11 +427,16 @@ int run_validate(const ValidateOptions& o, std::ostream& out) {
   }
   const std::string shapes =
       o.problems.empty() ? "" : fmt::format(" ({})", fmt::join(o.problems, ", "));
-  out << fmt::format("gemmsim validate: {} rows of {}{} predicted with {}{}\n", results.size(),
-                     o.data_dir, shapes, o.hw,
-                     o.model == "des" ? fmt::format(" from a {} L2, {} register counts",
-                                                    j["l2_start"].get<std::string>(), o.regs)
-                                      : " by the " + o.model + " model");
+  out << fmt::format(
+      "gemmsim validate: {} rows of {}{} predicted with {}{}\n", results.size(), o.data_dir, shapes,
+      o.hw,
+      o.model == "des"
+          ? fmt::format(" from a {} L2, {} register counts{}", j["l2_start"].get<std::string>(),
+                        o.regs,
+                        o.sass.empty() ? ""
+                                       : fmt::format(", loop waits of {} ({} rows)", o.sass,
+                                                     j["sass_rows"].get<long>()))
+          : " by the " + o.model + " model");
   line("all", j);
   for (const auto& [f, s] : j["by_family"].items()) line(f, s);
   if (j.contains("counters") && !j["counters"].empty()) {

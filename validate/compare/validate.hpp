@@ -49,6 +49,9 @@ struct ValidateOptions {
   // a row has none; or "estimate", what gemmsim estimates from the tile shapes for any
   // configuration (kernels/common/legality.hpp), to judge the estimate.
   std::string regs = "recorded";
+  // The compiled kernels' main-loop waits (validate/compare/loop_schedules.hpp), a CSV of
+  // sass_loop_table.py; empty: the model's estimate for every row.
+  std::string sass;
 };
 
 // One measured row, parsed.
@@ -71,6 +74,7 @@ struct RowResult {
   double error_pct = 0;  // (predicted - measured) / measured * 100
   std::string bound;
   int regs_estimate = 0;
+  double alu_wait = -1;  // the kernel's loop wait it was simulated with (negative: estimated)
   std::map<std::string, double> counters;  // predicted
 };
 

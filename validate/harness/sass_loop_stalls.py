@@ -2,8 +2,8 @@
 """The compiler's fixed-latency stalls in a kernel's main loop, from its SASS.
 
 Reads the output of `cuobjdump -sass` for one function (sm_70 and later: 128-bit instructions,
-each printed as two 64-bit words), finds the backward branch whose body holds the most
-tensor-core (HMMA/HGMMA) or FFMA instructions, and prints per loop body: instructions, opcode
+each printed as two 64-bit words), finds the innermost backward branch whose body holds the
+most tensor-core (HMMA/HGMMA) or FFMA instructions, and prints per loop body: instructions, opcode
 counts, and the stall counts the compiler encoded (bits 105-108 of each instruction: the cycles
 the warp waits before it may issue its next instruction). Nsight Compute's `wait` stall per
 issued instruction is about the mean stall count less one, for code that runs as scheduled.
@@ -24,7 +24,11 @@ WORD = re.compile(r"/\* (0x[0-9a-f]{16}) \*/")
 
 def parse(path):
     """(address, text, high control word) per instruction."""
-    lines = open(path).read().splitlines()
+    return parse_lines(open(path).read().splitlines())
+
+
+def parse_lines(lines):
+    """(address, text, high control word) per instruction of one function's dump."""
     out, i = [], 0
     while i < len(lines):
         m = INST.search(lines[i])
@@ -49,20 +53,28 @@ def is_math(text):
 
 
 def main_loop(ins):
-    """The body of the backward branch with the most math instructions (the shortest of equals);
-    empty if no loop has any."""
+    """The body of the innermost loop (backward branch) with the most math instructions (the
+    shortest of equals); empty if no loop has any. Innermost: a loop around another math loop
+    (a persistent kernel's loop over output tiles, around its K loop) is not the main loop."""
     at = {a: k for k, (a, _, _) in enumerate(ins)}
-    best_key, best = (0, 0), []
+    loops = []  # (first index, last index, math instructions)
     for k, (a, text, _) in enumerate(ins):
         m = re.search(r"0x([0-9a-f]+)", text) if opcode(text) == "BRA" else None
         target = int(m.group(1), 16) if m else None
         if target is None or target >= a or target not in at:
             continue
-        body = ins[at[target]: k + 1]
-        key = (sum(is_math(t) for _, t, _ in body), -len(body))
-        if key[0] > 0 and (not best or key > best_key):
-            best_key, best = key, body
-    return best
+        math = sum(is_math(t) for _, t, _ in ins[at[target]: k + 1])
+        if math:
+            loops.append((at[target], k, math))
+
+    def encloses(outer, inner):
+        return outer != inner and outer[0] <= inner[0] and inner[1] <= outer[1]
+
+    inner = [l for l in loops if not any(encloses(l, o) for o in loops)]
+    if not inner:
+        return []
+    first, last, _ = max(inner, key=lambda l: (l[2], l[0] - l[1]))
+    return ins[first: last + 1]
 
 
 def summarize(path):

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The main-loop schedule of every kernel of a build, from its SASS, as a CSV for `gemmsim validate`.
+
+Runs `cuobjdump -sass` on every object file under BUILD_DIR (the CUDA kernel library, built for
+one SM target), demangles each function with cu++filt, and for each GEMM kernel instantiation
+(`gemmsim::...kernel<ConfigTag<GemmConfig{...}>>`) writes one row:
+
+    config                  the GemmConfig fields in declaration order, ';'-separated
+    function                the kernel template's name
+    loop_instructions       instructions in the main loop body (sass_loop_stalls.main_loop)
+    loop_math               of which HMMA/HGMMA/FFMA
+    stall_sum               the stall counts the compiler encoded in them (cycles)
+    math_stall_sum          of which after the math instructions (mostly the math pipe's rate)
+    alu_wait                the others' mean stall count less one: the cycles a warp waits,
+                            per non-math instruction it issues, for an earlier fixed-latency
+                            result (what gemmsim's integer instructions, sim::Op::alu, wait)
+
+    validate/harness/sass_loop_table.py BUILD_DIR > sass_loops.csv
+
+Needs cuobjdump and cu++filt (CUDA Toolkit, $CUDA_HOME/bin or PATH).
+"""
+import csv
+import glob
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sass_loop_stalls import is_math, main_loop, parse_lines  # noqa: E402
+
+KERNEL = re.compile(r"gemmsim::(\w+)<gemmsim::ConfigTag<gemmsim::GemmConfig\{(.*?)\}>")
+CAST = re.compile(r"\((?:gemmsim::)?[A-Za-z_:]+\)")
+
+
+def tool(name):
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    path = os.path.join(home, "bin", name)
+    return path if os.path.exists(path) else name
+
+
+def functions(obj):
+    """(mangled name, dump lines) per function of one object file."""
+    r = subprocess.run([tool("cuobjdump"), "-sass", obj], capture_output=True, text=True)
+    if r.returncode:
+        return []
+    parts = re.split(r"(?m)^\s*Function : ", r.stdout)
+    return [(p.split("\n", 1)[0].strip(), p.splitlines()) for p in parts[1:]]
+
+
+def main(build_dir):
+    objs = sorted(glob.glob(os.path.join(build_dir, "**", "*.o"), recursive=True))
+    if not objs:
+        sys.exit(f"{build_dir}: no object files")
+    found = [(name, lines) for o in objs for name, lines in functions(o)]
+    demangled = subprocess.run([tool("cu++filt")], input="\n".join(n for n, _ in found),
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(["config", "function", "loop_instructions", "loop_math", "stall_sum",
+                  "math_stall_sum", "alu_wait"])
+    seen = set()
+    for (name, lines), dem in zip(found, demangled):
+        m = KERNEL.search(dem)
+        if not m:
+            continue
+        config = ";".join(f.strip() for f in CAST.sub("", m.group(2)).split(","))
+        if (config, m.group(1)) in seen:
+            continue
+        seen.add((config, m.group(1)))
+        body = main_loop(parse_lines(lines))
+        if not body:
+            continue
+        stall = [max(1, (hi >> 41) & 0xF) for _, _, hi in body]
+        math = [s for (_, t, _), s in zip(body, stall) if is_math(t)]
+        others = len(body) - len(math)
+        alu_wait = (sum(stall) - sum(math)) / others - 1 if others else 0.0
+        out.writerow([config, m.group(1), len(body), len(math), sum(stall), sum(math),
+                      f"{alu_wait:.4f}"])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
