@@ -187,6 +187,7 @@ TEST_CASE("Validation can simulate each kernel with its main loop's wait from a 
       {"1;1;64;64,k,1\n", "config '1;1;64;64': expected the 16 GemmConfig fields, found 4"},
       {"1;1;64;x;32;2;2;0;0;4;1;0;1;1;1;0,k,1\n", "field 4 is not an integer"},
       {key + ",k,16\n", ":2: alu_wait 16 is not 0 to 15 cycles"},
+      {"1;1;64;64;32;2;2;0;0;4;4;0;1;1;1;0,k,1\n", "fields 11-13) are kernel arguments"},
       {key + ",k,1\n" + key + ",k,2\n", ":3: config " + key + " is listed twice"},
   };
   for (const Bad& b : cases) {

@@ -1,8 +1,10 @@
 #include "validate/compare/loop_schedules.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "validate/compare/csv.hpp"
@@ -22,24 +24,28 @@ std::string loop_key(const GemmConfig& c) {
 
 namespace {
 
-// The table's config field, checked and normalized as loop_key() writes it.
+// The table's config field, checked and written as loop_key() writes it.
 std::string parse_key(const std::string& s, const CsvPos& at) {
-  std::string out;
-  int fields = 0;
+  std::vector<int> f;
   for (std::size_t b = 0; b <= s.size();) {
     const std::size_t e = std::min(s.find(';', b), s.size());
     int v = 0;
     const auto [p, ec] = std::from_chars(s.data() + b, s.data() + e, v);
     if (ec != std::errc() || p != s.data() + e)
       throw UserError(
-          fmt::format("{}: config '{}': field {} is not an integer", at.where(), s, fields + 1));
-    ++fields;
+          fmt::format("{}: config '{}': field {} is not an integer", at.where(), s, f.size() + 1));
+    f.push_back(v);
     b = e + 1;
   }
-  if (fields != 16)
+  if (f.size() != 16)
     throw UserError(fmt::format("{}: config '{}': expected the 16 GemmConfig fields, found {}",
-                                at.where(), s, fields));
-  return s;
+                                at.where(), s, f.size()));
+  if (f[10] != 1 || f[11] != 0 || f[12] != 1)
+    throw UserError(fmt::format(
+        "{}: config '{}': split-K, its mode and the swizzle (fields 11-13) are kernel arguments, "
+        "not template parameters: expected 1;0;1",
+        at.where(), s));
+  return fmt::format("{}", fmt::join(f, ";"));
 }
 
 }  // namespace
