@@ -41,8 +41,11 @@ def tool(name):
 
 def functions(obj):
     """(mangled name, dump lines) per function of one object file."""
-    r = subprocess.run([tool("cuobjdump"), "-sass", obj], capture_output=True, text=True)
-    if r.returncode:
+    try:
+        r = subprocess.run([tool("cuobjdump"), "-sass", obj], capture_output=True, text=True)
+    except FileNotFoundError:
+        sys.exit("cuobjdump not found: set CUDA_HOME or put the CUDA Toolkit's bin on PATH")
+    if r.returncode:  # a host-only object has no device code
         return []
     parts = re.split(r"(?m)^\s*Function : ", r.stdout)
     return [(p.split("\n", 1)[0].strip(), p.splitlines()) for p in parts[1:]]
@@ -53,8 +56,11 @@ def main(build_dir):
     if not objs:
         sys.exit(f"{build_dir}: no object files")
     found = [(name, lines) for o in objs for name, lines in functions(o)]
-    demangled = subprocess.run([tool("cu++filt")], input="\n".join(n for n, _ in found),
-                               capture_output=True, text=True, check=True).stdout.splitlines()
+    try:
+        demangled = subprocess.run([tool("cu++filt")], input="\n".join(n for n, _ in found),
+                                   capture_output=True, text=True, check=True).stdout.splitlines()
+    except FileNotFoundError:
+        sys.exit("cu++filt not found: set CUDA_HOME or put the CUDA Toolkit's bin on PATH")
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(["config", "function", "loop_instructions", "loop_math", "stall_sum",
                   "math_stall_sum", "alu_wait"])
