@@ -82,6 +82,8 @@ def main(build_dir):
         alu_wait = (sum(stall) - sum(math)) / others - 1 if others else 0.0
         out.writerow([config, m.group(1), len(body), len(math), sum(stall), sum(math),
                       f"{alu_wait:.4f}"])
+    if not seen:
+        sys.exit(f"{build_dir}: no gemmsim kernel in the device code of its object files")
 
 
 if __name__ == "__main__":
