@@ -52,7 +52,6 @@ std::string parse_key(const std::string& s, const CsvPos& at) {
 
 LoopSchedules read_loop_schedules(const std::string& path) {
   LoopSchedules out;
-  out.file = path;
   const CsvTable t = read_csv(path);
   for (const char* col : {"config", "alu_wait"})
     if (!t.column.contains(col))

@@ -15,7 +15,6 @@
 namespace gemmsim {
 
 struct LoopSchedules {
-  std::string file;                        // empty: none
   std::map<std::string, double> alu_wait;  // by loop_key()
   // The kernel's wait, or a negative number where the table has no such kernel.
   double wait_of(const GemmConfig& c) const;

@@ -52,6 +52,14 @@ def is_math(text):
     return opcode(text) in ("HMMA", "HGMMA", "FFMA")
 
 
+def split_stalls(body):
+    """The stall counts of a loop body's math instructions and of the others."""
+    math, other = [], []
+    for _, text, hi in body:
+        (math if is_math(text) else other).append((hi >> 41) & 0xF)
+    return math, other
+
+
 def main_loop(ins):
     """The body of the innermost loop (backward branch) with the most math instructions (the
     shortest of equals); empty if no loop has any. Innermost: a loop around another math loop
@@ -82,9 +90,8 @@ def summarize(path):
     body = main_loop(ins)
     if not body:
         return f"{path}: no loop with math instructions ({len(ins)} instructions)"
-    stall = [(hi >> 41) & 0xF for _, _, hi in body]
-    math = [s for (_, t, _), s in zip(body, stall) if is_math(t)]
-    other = [s for (_, t, _), s in zip(body, stall) if not is_math(t)]
+    math, other = split_stalls(body)
+    stall = math + other
     ops = collections.Counter(opcode(t) for _, t, _ in body)
     n = len(body)
     lines = [

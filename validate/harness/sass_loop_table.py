@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sass_loop_stalls import is_math, main_loop, parse_lines  # noqa: E402
+from sass_loop_stalls import main_loop, parse_lines, split_stalls  # noqa: E402
 
 KERNEL = re.compile(r"gemmsim::(\w+)<gemmsim::ConfigTag<gemmsim::GemmConfig\{(.*?)\}>")
 CAST = re.compile(r"\((?:gemmsim::)?[A-Za-z_:]+\)")
@@ -76,12 +76,10 @@ def main(build_dir):
         body = main_loop(parse_lines(lines))
         if not body:
             continue
-        stall = [max(1, (hi >> 41) & 0xF) for _, _, hi in body]
-        math = [s for (_, t, _), s in zip(body, stall) if is_math(t)]
-        others = len(body) - len(math)
-        alu_wait = (sum(stall) - sum(math)) / others - 1 if others else 0.0
-        out.writerow([config, m.group(1), len(body), len(math), sum(stall), sum(math),
-                      f"{alu_wait:.4f}"])
+        math, other = ([max(1, s) for s in x] for x in split_stalls(body))
+        alu_wait = sum(other) / len(other) - 1 if other else 0.0
+        out.writerow([config, m.group(1), len(body), len(math), sum(math) + sum(other),
+                      sum(math), f"{alu_wait:.4f}"])
     if not seen:
         sys.exit(f"{build_dir}: no gemmsim kernel in the device code of its object files")
 
