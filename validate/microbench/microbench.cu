@@ -320,6 +320,104 @@ __global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int 
   if (s[threadIdx.x].x == 0x12345678u) sink[0] = 1;
 }
 
+// cp_async_bw_kernel's stream written into shared-memory rows the way a GEMM tile is: each
+// `row_bytes` of consecutive lanes' chunks (a tile row: 64 B is a bf16 A row of K tile 32) start
+// `row_pitch` bytes after the previous row's. A pitch of 16 mod 32 (the padded layout: 80 for
+// 64-byte rows) starts every odd row in the middle of a 32-byte shared sector, so each global
+// sector of it lands in two.
+constexpr int kCpAsyncChunks = 4 * 4 * 256;  // 16-byte chunks in flight per block
+__global__ void cp_async_rows_kernel(const uint4* src, long long footprint16, int chunks_per_thread,
+                                     int row_bytes, int row_pitch, uint32_t* sink, Probe* pr) {
+  extern __shared__ uint4 s[];
+  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  const unsigned row_shift = unsigned(__ffs(row_bytes / 16) - 1);  // rows of 2^k chunks
+  unsigned slice = 1;
+  while (2ull * slice * gridDim.x <= static_cast<unsigned long long>(footprint16)) slice *= 2;
+  const uint4* first = src + static_cast<unsigned long long>(slice) * blockIdx.x;
+  probe_start(pr);
+  unsigned pos = threadIdx.x;
+  for (int c = 0; c < chunks_per_thread; c += 4) {
+    const int st = (c / 4) & 3;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const uint4* j = first + (pos & (slice - 1));
+      pos += blockDim.x;
+      const unsigned idx = (st * 4 + u) * 256 + threadIdx.x;
+      const uint32_t d =
+          sb + (idx >> row_shift) * unsigned(row_pitch) + (idx & ((1u << row_shift) - 1u)) * 16u;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(j));
+    }
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 3;" ::: "memory");
+  }
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  probe_end(pr);
+  __syncthreads();
+  if (s[threadIdx.x].x == 0x12345678u) sink[0] = 1;
+}
+
+// The same stream beside ldmatrix traffic in one block: warps 0-7 copy as cp_async_rows_kernel
+// does (`chunks_per_thread`, 0: none), warps 8-15 issue `ld_iters` independent ldmatrix.x4
+// each (0: none) from their own 16 KiB. Each warp writes its clock64 span to spans[warp]:
+// whether the copies' shared-memory writes and the ldmatrix reads take turns on one port.
+constexpr int kMixLdBytes = 16 * 1024;
+__global__ void cp_async_ldsm_mix_kernel(const uint4* src, long long footprint16,
+                                         int chunks_per_thread, int row_bytes, int row_pitch,
+                                         int ld_iters, long long* spans) {
+  extern __shared__ uint4 s[];
+  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  const uint32_t ld_base = sb + uint32_t(kCpAsyncChunks * 16 / row_bytes * row_pitch);
+  const unsigned row_shift = unsigned(__ffs(row_bytes / 16) - 1);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  // As ldmatrix_kernel: every word of the ldmatrix region holds an address in it, so each
+  // ldmatrix's address comes from the previous result of its chain and none can be elided.
+  uint32_t* ld_words = reinterpret_cast<uint32_t*>(reinterpret_cast<char*>(s) + (ld_base - sb));
+  for (int i = threadIdx.x; i < kMixLdBytes / 4; i += blockDim.x)
+    ld_words[i] = ld_base + 16u * (i % 32);
+  __syncthreads();
+  const long long t0 = clock64();
+  uint32_t acc = 0;
+  if (warp < 8) {
+    unsigned slice = 1;
+    while (2ull * slice <= static_cast<unsigned long long>(footprint16)) slice *= 2;
+    unsigned pos = threadIdx.x;
+    for (int c = 0; c < chunks_per_thread; c += 4) {
+      const int st = (c / 4) & 3;
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const uint4* j = src + (pos & (slice - 1));
+        pos += 256;
+        const unsigned idx = (st * 4 + u) * 256 + threadIdx.x;
+        const uint32_t d =
+            sb + (idx >> row_shift) * unsigned(row_pitch) + (idx & ((1u << row_shift) - 1u)) * 16u;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(j));
+      }
+      asm volatile("cp.async.commit_group;\ncp.async.wait_group 3;" ::: "memory");
+    }
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+  } else {
+    // Four independent chains of ldmatrix.x4 per warp, 512 conflict-free bytes each.
+    const uint32_t off = 512u * uint32_t(warp - 8);
+    uint32_t ca[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) ca[u] = ld_base + 16u * lane + (off ^ (u * 4096u));
+    for (int i = 0; i < ld_iters; i += 4) {
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        uint32_t r0, r1, r2, r3;
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                     : "r"(ca[u]));
+        ca[u] = r0 + (off ^ (u * 4096u));
+        acc ^= r1 ^ r2 ^ r3;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc ^= ca[u];
+  }
+  const long long t1 = clock64();
+  if (lane == 0) spans[warp] = t1 - t0 + (acc == 0x12345678u ? 1 : 0);
+}
+
 // Which SMs share a GPC: every block of a thread-block cluster runs in one GPC, so SMs that
 // ever hold blocks of one cluster are in the same GPC. Each block writes its SM id.
 __global__ void cluster_smid_kernel(int* smids) {
@@ -2757,6 +2855,105 @@ class Runner {
   // The SM's own L2 port, against the aggregate: the cp.async stream of bandwidth() (256 threads
   // x 1 block per SM, 12-16 16-byte chunks in flight per thread, L2-resident slices) run on 1
   // to all SMs. Per-SM B/clk from each block's clock64 span; the aggregate from CUDA events.
+  // Split sectors: cp_async_rows_kernel for tile rows of 64, 128 and 256 bytes at pitches that
+  // split sectors (16 mod 32) and that do not, on one SM (its own port: 127 B/clk when
+  // nothing splits) and, for 64-byte rows, on every SM (the L2's aggregate).
+  void cp_async_split() {
+    const size_t fp = 16ull << 20;
+    uint4* a = nullptr;
+    CK(cudaMalloc(&a, fp));
+    CK(cudaMemset(a, 3, fp));
+    const int chunks = quick_ ? 1024 : 4096;
+    const int shapes[][2] = {{64, 64},   {64, 80},   {64, 96},   {64, 112},  {64, 128},
+                             {128, 128}, {128, 144}, {128, 160}, {256, 256}, {256, 272},
+                             {256, 288}, {512, 512}, {512, 528}};
+    for (const auto& sh : shapes) {
+      const int row = sh[0], pitch = sh[1];
+      const int smem = kCpAsyncChunks * 16 / row * pitch;
+      CK(cudaFuncSetAttribute(cp_async_rows_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              smem));
+      for (const int blocks : {1, sms_}) {
+        if (blocks > 1 && row != 64) continue;
+        auto go = [&] {
+          cp_async_rows_kernel<<<blocks, 256, smem>>>(a, fp / 16, chunks, row, pitch,
+                                                      static_cast<uint32_t*>(sink_), probe_);
+        };
+        go();
+        CKL();
+        std::vector<float> t;
+        for (int r = 0; r < 3; ++r) t.push_back(time_ms(go));
+        std::sort(t.begin(), t.end());
+        const auto ps = probes(blocks);
+        const double per_block = 256.0 * chunks * 16;
+        const std::string tag = "row" + std::to_string(row) + "_pitch" + std::to_string(pitch) +
+                                "_" + std::to_string(blocks) + "sm";
+        add("cp_async_rows_bandwidth_per_sm_" + tag, per_block_rate(ps, per_block), "B/clk/SM",
+            mhz(ps[0]),
+            "cp.async.cg 16 B, tile rows of " + std::to_string(row) + " B stored " +
+                std::to_string(pitch) +
+                " B apart in shared memory, 256 thr x 1 block on each "
+                "of " +
+                std::to_string(blocks) +
+                " SMs, 12-16 chunks in flight per thread, "
+                "L2-resident slices; bytes / the block's clock64 span");
+        add("cp_async_rows_bandwidth_" + tag, blocks * per_block / (t[1] * 1e-3) / 1e9, "GB/s",
+            mhz(ps[0]), "same, all blocks' bytes / CUDA-event time (median of 3)");
+      }
+    }
+    CK(cudaFree(a));
+  }
+
+  // Split sectors beside ldmatrix (cp_async_ldsm_mix_kernel, one block on one SM): the copy's
+  // bytes per clock and the ldmatrix wavefronts per clock, each alone and both at once, for
+  // contiguous (64 B rows at pitch 64) and padded rows (pitch 80; 256 B rows at 272).
+  void cp_async_ldsm_mix() {
+    const size_t fp = 16ull << 20;
+    uint4* a = nullptr;
+    long long* spans = nullptr;
+    CK(cudaMalloc(&a, fp));
+    CK(cudaMemset(a, 3, fp));
+    CK(cudaMalloc(&spans, 16 * sizeof(long long)));
+    const int chunks = quick_ ? 1024 : 4096, ld = quick_ ? 1024 : 4096;
+    const int shapes[][2] = {{64, 64}, {64, 80}, {256, 256}, {256, 272}};
+    for (const auto& sh : shapes) {
+      const int row = sh[0], pitch = sh[1];
+      const int smem = kCpAsyncChunks * 16 / row * pitch + kMixLdBytes;
+      CK(cudaFuncSetAttribute(cp_async_ldsm_mix_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              smem));
+      for (const int mode : {0, 1, 2}) {  // copy alone, ldmatrix alone, both
+        const int c = mode == 1 ? 0 : chunks, l = mode == 0 ? 0 : ld;
+        std::vector<float> copy_rate, ld_rate;
+        for (int r = 0; r < 3; ++r) {
+          cp_async_ldsm_mix_kernel<<<1, 512, smem>>>(a, fp / 16, c, row, pitch, l, spans);
+          CKL();
+          CK(cudaDeviceSynchronize());
+          long long h[16];
+          CK(cudaMemcpy(h, spans, sizeof h, cudaMemcpyDeviceToHost));
+          const long long cs = *std::max_element(h, h + 8), ls = *std::max_element(h + 8, h + 16);
+          copy_rate.push_back(float(256.0 * c * 16 / double(cs)));
+          ld_rate.push_back(float(8.0 * l * 4 / double(ls)));
+        }
+        const std::string tag = "row" + std::to_string(row) + "_pitch" + std::to_string(pitch) +
+                                (mode == 0   ? "_copy"
+                                 : mode == 1 ? "_ldsm"
+                                             : "_both");
+        const std::string how = "one block of 512 threads on one SM: warps 0-7 cp.async.cg " +
+                                std::to_string(chunks) + " chunks each into " +
+                                std::to_string(row) + "-byte rows " + std::to_string(pitch) +
+                                " B apart, warps 8-15 " + std::to_string(ld) +
+                                " ldmatrix.x4 each; median of 3 launches; ";
+        if (mode != 1)
+          add("cp_async_mix_copy_" + tag, median_of(copy_rate), "B/clk", nvml_mhz(),
+              how + "copy bytes / the slowest copy warp's clock64 span");
+        if (mode != 0)
+          add("cp_async_mix_ldsm_" + tag, median_of(ld_rate), "wavefronts/clk", nvml_mhz(),
+              how + "ldmatrix wavefronts (4 per x4) / the slowest ldmatrix warp's span");
+      }
+    }
+    CK(cudaFree(spans));
+    CK(cudaFree(a));
+  }
+
   void l2_port() {
     const size_t fp = 16ull << 20;
     uint4* a = nullptr;
@@ -2918,13 +3115,34 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const std::string groups[] = {
-      "",           "smem",       "arithmetic",  "issue",     "global",
-      "element",    "l2port",     "bandwidth",   "launch",    "loaded",
-      "ifetch",     "dirty",      "granularity", "reduction", "l2requests",
-      "flushstate", "flushorder", "l2share",     "fixedcost", "l2part",
-      "tilelat",    "patterns",   "l2shapes",    "l2loaded",  "smspread",
-      "sharedlines"};
+  const std::string groups[] = {"",
+                                "smem",
+                                "arithmetic",
+                                "issue",
+                                "global",
+                                "element",
+                                "l2port",
+                                "bandwidth",
+                                "launch",
+                                "loaded",
+                                "ifetch",
+                                "dirty",
+                                "granularity",
+                                "reduction",
+                                "l2requests",
+                                "flushstate",
+                                "flushorder",
+                                "l2share",
+                                "fixedcost",
+                                "l2part",
+                                "tilelat",
+                                "patterns",
+                                "l2shapes",
+                                "l2loaded",
+                                "smspread",
+                                "sharedlines",
+                                "cpsplit",
+                                "cpmix"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -2939,6 +3157,8 @@ int main(int argc, char** argv) {
     if (want("global")) r.global_latency();
     if (want("element")) r.element_copy();
     if (want("l2port")) r.l2_port();
+    if (want("cpsplit")) r.cp_async_split();
+    if (want("cpmix")) r.cp_async_ldsm_mix();
     if (want("bandwidth")) r.bandwidth();
     if (want("launch")) r.launch();
     if (want("loaded")) r.loaded_latency();
