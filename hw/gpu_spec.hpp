@@ -74,6 +74,9 @@ struct SharedMemSpec {
   Cycles load_latency;
   Cycles store_latency;
   Cycles ldmatrix_latency;     // ldmatrix.x4
+  // Port time, in wavefronts, a cp.async fill spends on each global sector it requests twice
+  // (the sector's two halves land in two shared-memory sectors: a row pitch of 16 mod 32 B).
+  double split_sector_fill = 0;
 };
 
 struct CacheSpec {

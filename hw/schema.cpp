@@ -177,6 +177,11 @@ std::vector<FieldSpec> build_schema() {
                "Latency of a conflict-free 32-bit st.shared."),
       with_feature("ldmatrix", "smem.ldmatrix_latency", GPU_FIELD(smem.ldmatrix_latency), 1, 1000,
                    "Load-to-use latency of a conflict-free ldmatrix.x4."),
+      with_feature("cp_async", "smem.split_sector_fill", GPU_FIELD(smem.split_sector_fill), 0, 16,
+                   "Shared-memory port time, in wavefronts, that a cp.async fill spends on each "
+                   "global sector it requests twice because the sector's two 16-byte halves land "
+                   "in two shared-memory sectors (rows 16 mod 32 bytes apart), beyond the "
+                   "store's bank-conflict wavefronts."),
 
       // --- L1 -------------------------------------------------------------------------------
       required("l1.size", GPU_FIELD(l1.size), 0, 16 * MiB,

@@ -43,6 +43,8 @@ TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads,
   out.insts_b.assign(warps, {});
   out.refetch_a.assign(warps, {});
   out.refetch_b.assign(warps, {});
+  out.split_sectors_a.assign(warps, 0);
+  out.split_sectors_b.assign(warps, 0);
   // Global row pitches (bytes): a tile's first row starts a sector (tiles start at even rows
   // of a 16-byte-aligned pitch, buffers 2 MiB aligned), so row r starts at r * pitch mod 32.
   const long long eb = element_bytes(c.dtype);
@@ -50,7 +52,7 @@ TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads,
   auto plan = [&](int rows, int cpr, int mult, std::uint32_t base, long long pitch,
                   std::vector<std::vector<Run>>& runs, std::vector<SmemCost>& cost,
                   std::vector<std::vector<TcCopyInst>>& insts,
-                  std::vector<std::vector<Run>>& refetch) {
+                  std::vector<std::vector<Run>>& refetch, std::vector<std::uint32_t>& split) {
     const int chunks = rows * cpr;
     for (int first = 0; first < chunks; first += T) {
       for (int wp = 0; wp < warps; ++wp) {
@@ -79,15 +81,17 @@ TcCopyPlan tc_copy_plan(const GemmConfig& c, const GpuSpec& gpu, int threads,
         inst.cost.lines = lines;
         insts[wp].push_back(std::move(inst));
         for (const int l : cp_async_refetch_lanes({global_byte.data(), std::size_t(lanes)},
-                                                  {addr.data(), std::size_t(lanes)}))
+                                                  {addr.data(), std::size_t(lanes)})) {
           model::add_run(refetch[wp], global[l].first, global[l].second / int(eb), vec);
+          ++split[wp];
+        }
       }
     }
   };
   plan(c.block_m, ca, tc_swizzle_mult(c.dtype, false), 0, pitch_a, out.runs_a, out.copy_a,
-       out.insts_a, out.refetch_a);
+       out.insts_a, out.refetch_a, out.split_sectors_a);
   plan(c.block_k, cb, tc_swizzle_mult(c.dtype, true), a_stage, pitch_b, out.runs_b, out.copy_b,
-       out.insts_b, out.refetch_b);
+       out.insts_b, out.refetch_b, out.split_sectors_b);
   return out;
 }
 
@@ -120,6 +124,7 @@ const std::vector<Run>* tc_copy_part_op(const TcCopyPlan& plan, int warp, const 
     op.wavefronts = cost.wavefronts;
     op.conflict_wavefronts = cost.conflicts;
     op.l1_lines = cost.lines;
+    op.split_sectors = part.b ? plan.split_sectors_b[wp] : plan.split_sectors_a[wp];
     op.alu = copy_alu(cost.insts);
     return part.b ? &plan.runs_b[wp] : &plan.runs_a[wp];
   }
@@ -251,6 +256,8 @@ void tc_copy_op(const TcCopyPlan& plan, int warp, bool a_vec, bool b_vec, DType 
   op.wavefronts = wf;
   op.conflict_wavefronts = conflicts;
   op.l1_lines = lines;
+  if (op.kind == sim::OpKind::CpAsync)
+    op.split_sectors = plan.split_sectors_a[warp] + plan.split_sectors_b[warp];
 }
 
 namespace {

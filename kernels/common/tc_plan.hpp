@@ -28,6 +28,7 @@ struct TcCopyPlan {
   // its lanes put the sector's two 16-byte halves into two different 32-byte shared-memory
   // sectors (cp_async_refetch_lanes).
   std::vector<std::vector<Run>> refetch_a, refetch_b;
+  std::vector<std::uint32_t> split_sectors_a, split_sectors_b;  // how many: sim::Op::split_sectors
   std::vector<SmemCost> copy_a, copy_b;          // per copying warp, one K tile
   std::vector<std::vector<TcCopyInst>> insts_a, insts_b;  // per copying warp, per instruction
 };

@@ -570,12 +570,15 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
           if (op.kind == OpKind::GlobalLoad) {
             mark(op.writes, done, done, WaitCause::Memory);
           } else if (op.kind == OpKind::CpAsync) {
-            // The fill also writes shared memory through the MIO port.
+            // The fill also writes shared memory through the MIO port, and spends
+            // smem.split_sector_fill on each sector it requests twice.
+            const double fill =
+                double(op.wavefronts) + double(op.split_sectors) * gpu_.smem.split_sector_fill;
             const Tick ms = std::max(s, sm.mio_free);
-            sm.mio_free = ms + ticks(double(op.wavefronts) * mio_cycles_per_wavefront);
+            sm.mio_free = ms + ticks(fill * mio_cycles_per_wavefront);
             st.smem_wavefronts += op.wavefronts;
             st.smem_fill_conflict_wavefronts += op.conflict_wavefronts;
-            st.mio_busy_cycles += double(op.wavefronts) * mio_cycles_per_wavefront;
+            st.mio_busy_cycles += fill * mio_cycles_per_wavefront;
             w.open_group = std::max(w.open_group, done);
             w.cp_async_done = std::max(w.cp_async_done, done);
           } else {

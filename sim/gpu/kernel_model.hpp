@@ -63,6 +63,10 @@ struct Op {
   // Global ops: 128-byte lines the batch's instructions touch, summed per instruction (the
   // L1TEX tag stage resolves one line per clock; uncoalesced accesses cost one per line).
   std::uint32_t l1_lines = 0;
+  // cp.async: global sectors the batch requests a second time because their two 16-byte halves
+  // land in two shared-memory sectors (model::cp_async_refetch_lanes). Each costs the fill
+  // smem.split_sector_fill wavefronts of the shared-memory port on top of `wavefronts`.
+  std::uint32_t split_sectors = 0;
   std::uint32_t arg = 0;         // CpAsyncWait: groups allowed to stay pending
   RequestShape shape;            // global ops: how its instructions split into L2 requests
   // Integer instructions the warp issues just before the batch (address arithmetic,

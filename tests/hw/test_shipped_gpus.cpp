@@ -200,6 +200,7 @@ TEST_CASE("H100 values our microbenchmarks measured cite them", "[hw][shipped]")
                                           "dram.row_miss_jitter",
                                           "smem.load_latency",
                                           "smem.ldmatrix_latency",
+                                          "smem.split_sector_fill",
                                           "async.barrier_latency"};
   for (const auto& path : measured) {
     INFO(path);
