@@ -161,6 +161,31 @@ __global__ void smem_bw_kernel(int iters, uint32_t* sink, Probe* pr) {
 
 // ldmatrix.x4: latency via a chain (matrix 0 holds each lane's next row address), throughput
 // with 32 warps issuing independent ldmatrix.x4 (512 bytes each).
+// `iters` ldmatrix.x4 in 4 independent chains of one warp: each ldmatrix's address comes from
+// the previous result of its chain, so nothing can be hoisted. The words at `base` must hold
+// base + 16 * (word % 32): then r[0] = base + 16 * lane, and chain u reads at that plus
+// off ^ (u * chain_stride). Returns the results folded into one word.
+__device__ uint32_t ldmatrix_chains(uint32_t base, uint32_t lane, uint32_t off,
+                                    uint32_t chain_stride, int iters) {
+  uint32_t ca[4], acc = 0;
+#pragma unroll
+  for (int u = 0; u < 4; ++u) ca[u] = base + 16u * lane + (off ^ (u * chain_stride));
+  for (int i = 0; i < iters; i += 4) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      uint32_t r0, r1, r2, r3;
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                   : "r"(ca[u]));
+      ca[u] = r0 + (off ^ (u * chain_stride));
+      acc ^= r1 ^ r2 ^ r3;
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < 4; ++u) acc ^= ca[u];
+  return acc;
+}
+
 __global__ void ldmatrix_kernel(int iters, bool chase, uint32_t* sink, Probe* pr) {
   __shared__ __align__(128) uint32_t s[kSmemWords];
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(s));
@@ -181,24 +206,7 @@ __global__ void ldmatrix_kernel(int iters, bool chase, uint32_t* sink, Probe* pr
     }
     acc ^= a;
   } else {
-    // 4 independent chains per warp: each ldmatrix's address comes from the previous result of
-    // its chain (r[0] = base + 16 * lane, plus the chain's offset), so nothing can be hoisted.
-    uint32_t ca[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) ca[u] = base + 16u * lane + ((off & ~511u) ^ (u * 2048u));
-    for (int i = 0; i < iters; i += 4) {
-#pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        uint32_t r0, r1, r2, r3;
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-                     : "r"(ca[u]));
-        ca[u] = r0 + ((off & ~511u) ^ (u * 2048u));
-        acc ^= r1 ^ r2 ^ r3;
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < 4; ++u) acc ^= ca[u];
+    acc = ldmatrix_chains(base, uint32_t(lane), off & ~511u, 2048u, iters);
   }
   probe_end(pr);
   if (acc == 0x12345678u) sink[0] = acc;
@@ -326,22 +334,19 @@ __global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int 
 // 64-byte rows) starts every odd row in the middle of a 32-byte shared sector, so each global
 // sector of it lands in two.
 constexpr int kCpAsyncChunks = 4 * 4 * 256;  // 16-byte chunks in flight per block
-__global__ void cp_async_rows_kernel(const uint4* src, long long footprint16, int chunks_per_thread,
-                                     int row_bytes, int row_pitch, uint32_t* sink, Probe* pr) {
-  extern __shared__ uint4 s[];
-  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+
+// One thread's part of that stream (threads 0-255 of the block): `chunks_per_thread` chunks
+// from the `slice` chunks at `first`, into the rows at shared address `sb`, 12-16 in flight.
+__device__ void copy_rows(const uint4* first, unsigned slice, int chunks_per_thread, int row_bytes,
+                          int row_pitch, uint32_t sb) {
   const unsigned row_shift = unsigned(__ffs(row_bytes / 16) - 1);  // rows of 2^k chunks
-  unsigned slice = 1;
-  while (2ull * slice * gridDim.x <= static_cast<unsigned long long>(footprint16)) slice *= 2;
-  const uint4* first = src + static_cast<unsigned long long>(slice) * blockIdx.x;
-  probe_start(pr);
   unsigned pos = threadIdx.x;
   for (int c = 0; c < chunks_per_thread; c += 4) {
     const int st = (c / 4) & 3;
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const uint4* j = first + (pos & (slice - 1));
-      pos += blockDim.x;
+      pos += 256;
       const unsigned idx = (st * 4 + u) * 256 + threadIdx.x;
       const uint32_t d =
           sb + (idx >> row_shift) * unsigned(row_pitch) + (idx & ((1u << row_shift) - 1u)) * 16u;
@@ -350,6 +355,17 @@ __global__ void cp_async_rows_kernel(const uint4* src, long long footprint16, in
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 3;" ::: "memory");
   }
   asm volatile("cp.async.wait_group 0;" ::: "memory");
+}
+
+__global__ void cp_async_rows_kernel(const uint4* src, long long footprint16, int chunks_per_thread,
+                                     int row_bytes, int row_pitch, uint32_t* sink, Probe* pr) {
+  extern __shared__ uint4 s[];
+  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  unsigned slice = 1;
+  while (2ull * slice * gridDim.x <= static_cast<unsigned long long>(footprint16)) slice *= 2;
+  const uint4* first = src + static_cast<unsigned long long>(slice) * blockIdx.x;
+  probe_start(pr);
+  copy_rows(first, slice, chunks_per_thread, row_bytes, row_pitch, sb);
   probe_end(pr);
   __syncthreads();
   if (s[threadIdx.x].x == 0x12345678u) sink[0] = 1;
@@ -366,7 +382,6 @@ __global__ void cp_async_ldsm_mix_kernel(const uint4* src, long long footprint16
   extern __shared__ uint4 s[];
   const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
   const uint32_t ld_base = sb + uint32_t(kCpAsyncChunks * 16 / row_bytes * row_pitch);
-  const unsigned row_shift = unsigned(__ffs(row_bytes / 16) - 1);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   // As ldmatrix_kernel: every word of the ldmatrix region holds an address in it, so each
   // ldmatrix's address comes from the previous result of its chain and none can be elided.
@@ -379,40 +394,10 @@ __global__ void cp_async_ldsm_mix_kernel(const uint4* src, long long footprint16
   if (warp < 8) {
     unsigned slice = 1;
     while (2ull * slice <= static_cast<unsigned long long>(footprint16)) slice *= 2;
-    unsigned pos = threadIdx.x;
-    for (int c = 0; c < chunks_per_thread; c += 4) {
-      const int st = (c / 4) & 3;
-#pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        const uint4* j = src + (pos & (slice - 1));
-        pos += 256;
-        const unsigned idx = (st * 4 + u) * 256 + threadIdx.x;
-        const uint32_t d =
-            sb + (idx >> row_shift) * unsigned(row_pitch) + (idx & ((1u << row_shift) - 1u)) * 16u;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(j));
-      }
-      asm volatile("cp.async.commit_group;\ncp.async.wait_group 3;" ::: "memory");
-    }
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    copy_rows(src, slice, chunks_per_thread, row_bytes, row_pitch, sb);
   } else {
     // Four independent chains of ldmatrix.x4 per warp, 512 conflict-free bytes each.
-    const uint32_t off = 512u * uint32_t(warp - 8);
-    uint32_t ca[4];
-#pragma unroll
-    for (int u = 0; u < 4; ++u) ca[u] = ld_base + 16u * lane + (off ^ (u * 4096u));
-    for (int i = 0; i < ld_iters; i += 4) {
-#pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        uint32_t r0, r1, r2, r3;
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-                     : "r"(ca[u]));
-        ca[u] = r0 + (off ^ (u * 4096u));
-        acc ^= r1 ^ r2 ^ r3;
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < 4; ++u) acc ^= ca[u];
+    acc = ldmatrix_chains(ld_base, uint32_t(lane), 512u * uint32_t(warp - 8), 4096u, ld_iters);
   }
   const long long t1 = clock64();
   if (lane == 0) spans[warp] = t1 - t0 + (acc == 0x12345678u ? 1 : 0);
@@ -2855,6 +2840,19 @@ class Runner {
   // The SM's own L2 port, against the aggregate: the cp.async stream of bandwidth() (256 threads
   // x 1 block per SM, 12-16 16-byte chunks in flight per thread, L2-resident slices) run on 1
   // to all SMs. Per-SM B/clk from each block's clock64 span; the aggregate from CUDA events.
+  // A copy stream's two figures: NAME_per_sm_TAG, bytes per SM clock from each block's clock64
+  // span, and NAME_TAG, all blocks' bytes over the CUDA-event time `event_ms`.
+  void add_stream_rates(const std::string& name, const std::string& tag,
+                        const std::vector<Probe>& ps, double per_block, int blocks, float event_ms,
+                        const std::string& how) {
+    add(name + "_per_sm_" + tag, per_block_rate(ps, per_block), "B/clk/SM", mhz(ps[0]),
+        how +
+            ", 12-16 chunks in flight per thread, L2-resident slices; each block's bytes / "
+            "its clock64 span");
+    add(name + "_" + tag, blocks * per_block / (event_ms * 1e-3) / 1e9, "GB/s", mhz(ps[0]),
+        "same, all blocks' bytes / CUDA-event time (median of 3)");
+  }
+
   // Split sectors: cp_async_rows_kernel for tile rows of 64, 128 and 256 bytes at pitches that
   // split sectors (16 mod 32) and that do not, on one SM (its own port: 127 B/clk when
   // nothing splits) and, for 64-byte rows, on every SM (the L2's aggregate).
@@ -2887,17 +2885,12 @@ class Runner {
         const double per_block = 256.0 * chunks * 16;
         const std::string tag = "row" + std::to_string(row) + "_pitch" + std::to_string(pitch) +
                                 "_" + std::to_string(blocks) + "sm";
-        add("cp_async_rows_bandwidth_per_sm_" + tag, per_block_rate(ps, per_block), "B/clk/SM",
-            mhz(ps[0]),
-            "cp.async.cg 16 B, tile rows of " + std::to_string(row) + " B stored " +
-                std::to_string(pitch) +
-                " B apart in shared memory, 256 thr x 1 block on each "
-                "of " +
-                std::to_string(blocks) +
-                " SMs, 12-16 chunks in flight per thread, "
-                "L2-resident slices; bytes / the block's clock64 span");
-        add("cp_async_rows_bandwidth_" + tag, blocks * per_block / (t[1] * 1e-3) / 1e9, "GB/s",
-            mhz(ps[0]), "same, all blocks' bytes / CUDA-event time (median of 3)");
+        add_stream_rates("cp_async_rows_bandwidth", tag, ps, per_block, blocks, t[1],
+                         "cp.async.cg 16 B, tile rows of " + std::to_string(row) + " B stored " +
+                             std::to_string(pitch) +
+                             " B apart in shared memory, 256 thr x 1 "
+                             "block on each of " +
+                             std::to_string(blocks) + " SMs");
       }
     }
     CK(cudaFree(a));
@@ -2976,13 +2969,9 @@ class Runner {
       const auto ps = probes(blocks);
       const double per_block = 256.0 * chunks * 16;
       const std::string tag = std::to_string(blocks) + "sm";
-      add("cp_async_l2_bandwidth_per_sm_" + tag, per_block_rate(ps, per_block), "B/clk/SM",
-          mhz(ps[0]),
-          "cp.async.cg 16 B, 256 thr x 1 block on each of " + std::to_string(blocks) +
-              " SMs, 12-16 chunks in flight per thread, L2-resident slices; each block's "
-              "bytes / its clock64 span");
-      add("cp_async_l2_bandwidth_" + tag, blocks * per_block / (t[1] * 1e-3) / 1e9, "GB/s",
-          mhz(ps[0]), "same, all blocks' bytes / CUDA-event time (median of 3)");
+      add_stream_rates(
+          "cp_async_l2_bandwidth", tag, ps, per_block, blocks, t[1],
+          "cp.async.cg 16 B, 256 thr x 1 block on each of " + std::to_string(blocks) + " SMs");
     }
     CK(cudaFree(a));
   }
