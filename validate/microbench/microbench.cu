@@ -291,52 +291,11 @@ __global__ void cp_async_latency_kernel(const uint4* src, int lines, int iters, 
   pr[0].c1 = c1;
 }
 
-// cp.async 16 B throughput: each thread keeps 4 stages x 4 chunks in flight, streaming
-// `bytes_per_block` from its block's slice of the source (wrapping inside `footprint`).
-constexpr int kCpAsyncBwSmem = 4 * 4 * 256 * 16;  // 4 stages x 4 chunks x 256 threads
-// `slice_of_sm` (optional, indexed by %smid) names the slice a block reads instead of its own:
-// blocks given one slice read the same lines in the same order at about the same time.
-__global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int chunks_per_thread,
-                                   uint32_t* sink, Probe* pr, const int* slice_of_sm = nullptr) {
-  extern __shared__ uint4 s[];  // [4 stages][4 chunks][256 threads]
-  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
-  unsigned slice = 1;  // largest power of two <= footprint16 / gridDim.x (16-byte chunks)
-  while (2ull * slice * gridDim.x <= static_cast<unsigned long long>(footprint16)) slice *= 2;
-  unsigned which = blockIdx.x;
-  if (slice_of_sm) {
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    which = static_cast<unsigned>(slice_of_sm[sm]);
-  }
-  const uint4* first = src + static_cast<unsigned long long>(slice) * which;
-  probe_start(pr);
-  unsigned pos = threadIdx.x;
-  for (int c = 0; c < chunks_per_thread; c += 4) {
-    const int st = (c / 4) & 3;
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const uint4* j = first + (pos & (slice - 1));
-      pos += blockDim.x;
-      const uint32_t d = sb + 16u * (((st * 4 + u) * 256) + threadIdx.x);
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(j));
-    }
-    asm volatile("cp.async.commit_group;\ncp.async.wait_group 3;" ::: "memory");
-  }
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-  probe_end(pr);
-  __syncthreads();
-  if (s[threadIdx.x].x == 0x12345678u) sink[0] = 1;
-}
-
-// cp_async_bw_kernel's stream written into shared-memory rows the way a GEMM tile is: each
-// `row_bytes` of consecutive lanes' chunks (a tile row: 64 B is a bf16 A row of K tile 32) start
-// `row_pitch` bytes after the previous row's. A pitch of 16 mod 32 (the padded layout: 80 for
-// 64-byte rows) starts every odd row in the middle of a 32-byte shared sector, so each global
-// sector of it lands in two.
-constexpr int kCpAsyncChunks = 4 * 4 * 256;  // 16-byte chunks in flight per block
-
-// One thread's part of that stream (threads 0-255 of the block): `chunks_per_thread` chunks
-// from the `slice` chunks at `first`, into the rows at shared address `sb`, 12-16 in flight.
+// One thread's part of a cp.async stream (threads 0-255 of the block): `chunks_per_thread`
+// 16-byte chunks from the `slice` chunks at `first`, 12-16 in flight, into shared memory at
+// `sb` in rows of `row_bytes` (a power of two, 16 or more) stored `row_pitch` apart: chunk
+// (stage, u, thread) of 4 stages x 4 x 256 is the block's chunk idx = (stage * 4 + u) * 256 +
+// thread, row idx / (row_bytes / 16). Rows of 16 bytes at pitch 16: the chunks packed.
 __device__ void copy_rows(const uint4* first, unsigned slice, int chunks_per_thread, int row_bytes,
                           int row_pitch, uint32_t sb) {
   const unsigned row_shift = unsigned(__ffs(row_bytes / 16) - 1);  // rows of 2^k chunks
@@ -356,6 +315,38 @@ __device__ void copy_rows(const uint4* first, unsigned slice, int chunks_per_thr
   }
   asm volatile("cp.async.wait_group 0;" ::: "memory");
 }
+
+// cp.async 16 B throughput: each thread keeps 4 stages x 4 chunks in flight, streaming
+// `bytes_per_block` from its block's slice of the source (wrapping inside `footprint`).
+constexpr int kCpAsyncBwSmem = 4 * 4 * 256 * 16;  // 4 stages x 4 chunks x 256 threads
+// `slice_of_sm` (optional, indexed by %smid) names the slice a block reads instead of its own:
+// blocks given one slice read the same lines in the same order at about the same time.
+__global__ void cp_async_bw_kernel(const uint4* src, long long footprint16, int chunks_per_thread,
+                                   uint32_t* sink, Probe* pr, const int* slice_of_sm = nullptr) {
+  extern __shared__ uint4 s[];  // [4 stages][4 chunks][256 threads]
+  const uint32_t sb = static_cast<uint32_t>(__cvta_generic_to_shared(s));
+  unsigned slice = 1;  // largest power of two <= footprint16 / gridDim.x (16-byte chunks)
+  while (2ull * slice * gridDim.x <= static_cast<unsigned long long>(footprint16)) slice *= 2;
+  unsigned which = blockIdx.x;
+  if (slice_of_sm) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    which = static_cast<unsigned>(slice_of_sm[sm]);
+  }
+  const uint4* first = src + static_cast<unsigned long long>(slice) * which;
+  probe_start(pr);
+  copy_rows(first, slice, chunks_per_thread, 16, 16, sb);
+  probe_end(pr);
+  __syncthreads();
+  if (s[threadIdx.x].x == 0x12345678u) sink[0] = 1;
+}
+
+// cp_async_bw_kernel's stream written into shared-memory rows the way a GEMM tile is: each
+// `row_bytes` of consecutive lanes' chunks (a tile row: 64 B is a bf16 A row of K tile 32) start
+// `row_pitch` bytes after the previous row's. A pitch of 16 mod 32 (the padded layout: 80 for
+// 64-byte rows) starts every odd row in the middle of a 32-byte shared sector, so each global
+// sector of it lands in two.
+constexpr int kCpAsyncChunks = 4 * 4 * 256;  // 16-byte chunks in flight per block
 
 __global__ void cp_async_rows_kernel(const uint4* src, long long footprint16, int chunks_per_thread,
                                      int row_bytes, int row_pitch, uint32_t* sink, Probe* pr) {
