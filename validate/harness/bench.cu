@@ -27,7 +27,9 @@
 //     flush; --flush read (a kernel reading 2x the L2 size: the L2 is left clean), --flush none
 //     and --prewarm (after the flush, the same kernel on a small problem of 12 x 12 tiles in
 //     separate buffers, so the code, constants and shared-memory carve-out are warm but the
-//     operands are not) exist to measure what the flush itself costs a kernel. The split-K memset
+//     operands are not) exist to measure what the flush itself costs a kernel, as does
+//     --flush-delay-us D (a one-thread spin of D us between the flush and the timed launch: how
+//     long the flush's dirty lines keep the memory system busy). The split-K memset
 //     and the reduction kernel are inside the timed region. The SM clock is read on the GPU
 //     while the reps run (GpuClockProbe: one thread on its own stream, clock64 against
 //     %globaltimer every 0.5 ms, from before the first launch to the last one's end):
@@ -116,6 +118,7 @@ struct Options {
   std::string flush = "memset";  // memset | read | none (see the header)
   bool flush_given = false;      // --once flushes only when --flush is given
   bool prewarm = false;
+  double flush_delay_us = 0;  // --flush-delay-us: the GPU idles this long after each flush
   std::string cta_trace;    // --cta-trace FILE (with --once)
   std::string clock_trace;  // --clock-trace FILE (timed runs)
 };
@@ -126,7 +129,8 @@ struct Options {
                "         [--row N]... [--rows A:B] [--first-row N] [--once] [--no-cublas] "
                "[--append] [--check-only]\n"
                "         [--min-reps 20] [--max-reps 200] [--target-ms 150] [--seed S]\n"
-               "         [--flush memset|read|none] [--prewarm] [--once --cta-trace FILE]\n"
+               "         [--flush memset|read|none] [--flush-delay-us D] [--prewarm]\n"
+               "         [--once --cta-trace FILE]\n"
                "         [--clock-trace FILE]\n"
                "       gemmsim-bench --list\n",
                msg);
@@ -163,6 +167,11 @@ Options parse(int argc, char** argv) {
     else if (a == "--target-ms") o.target_ms = std::atof(val().c_str());
     else if (a == "--seed") o.seed = std::strtoull(val().c_str(), nullptr, 10);
     else if (a == "--prewarm") o.prewarm = true;
+    else if (a == "--flush-delay-us") {
+      o.flush_delay_us = std::atof(val().c_str());
+      if (!(o.flush_delay_us >= 0 && o.flush_delay_us <= 1e6))
+        usage("--flush-delay-us wants 0 to 1000000 microseconds");
+    }
     else if (a == "--cta-trace")
       o.cta_trace = val();
     else if (a == "--clock-trace")
@@ -564,6 +573,12 @@ class Bench {
       l2_clean_kernel<<<prop_.multiProcessorCount * 4, 512, 0, stream_>>>(
           static_cast<const uint4*>(flush_.p), static_cast<long long>(flush_.bytes / 16),
           static_cast<uint32_t*>(sums_.p));
+      CK(cudaGetLastError());
+    }
+    // --flush-delay-us: one thread spins on %globaltimer, so the timed launch starts that long
+    // after the flush ends (what the memory system does with the flush's dirty lines meanwhile).
+    if (opt_.flush != "none" && opt_.flush_delay_us > 0) {
+      spin_kernel<<<1, 1, 0, stream_>>>(static_cast<long long>(opt_.flush_delay_us * 1e3));
       CK(cudaGetLastError());
     }
   }
