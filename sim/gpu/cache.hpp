@@ -222,6 +222,20 @@ class BasicSectoredCache {
       }
       st[way] = ++clock;
     }
+    // Deals the ways' stamps out again in an order drawn from `seed` (a Fisher-Yates shuffle
+    // with splitmix64 draws): the recency order becomes one that does not depend on when the
+    // lines were used, and the stamps stay distinct, so touch() and victim() work on as before.
+    void shuffle_recency(std::uint64_t seed) const {
+      std::uint8_t* st = stamps();
+      for (std::uint32_t i = layout_.ways; i > 1; --i) {
+        seed += 0x9E3779B97F4A7C15ull;
+        std::uint64_t z = seed;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        std::swap(st[i - 1], st[z % i]);
+      }
+    }
     std::uint8_t& valid(std::uint32_t way) const { return at<std::uint8_t>(layout_.valid)[way]; }
     std::uint8_t& dirty(std::uint32_t way) const { return at<std::uint8_t>(layout_.dirty)[way]; }
     // Bit p: partition p holds a copy of the line (meaning is the caller's).

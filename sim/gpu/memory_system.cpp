@@ -638,7 +638,14 @@ inline Tick MemorySystem::Impl::serve_l2(int i, std::uint8_t need, std::uint8_t 
   if (!resident) {
     way = set.victim();
     if (set.occupied(way) && set.dirty(way)) {
-      victim_gone = write_back(set_index, set.tag(way), set.dirty(way));
+      // The fill waits until the victim's write has reached DRAM: the channel's time for it
+      // and a DRAM access (dram.latency). [MB] validate/data/h200/dirty_s26_times.csv: after the
+      // harness's memset flush, latency-bound kernels reading 17-271 MB run 2-10 us longer
+      // than after a reading flush while the DRAM is a quarter busy, whatever the time since
+      // the flush; and 16 blocks reading 256 MB after it pay more than all SMs do
+      // (validate/data/h100/microbench_flushstate_s9.csv): a cost per eviction, not only the
+      // channels' bytes.
+      victim_gone = write_back(set_index, set.tag(way), set.dirty(way)) + dram_extra;
     }
     set.install(way, l2_tag);
   }
@@ -1115,6 +1122,18 @@ void MemorySystem::set_probe(AccessPath* probe) {
 
 Tick MemorySystem::write_back_dirty(Tick now) {
   return impl_->write_back_dirty(now);
+}
+
+void MemorySystem::forget_recency() {
+  // Seeds differ per set; i * 7919 + 17 is arbitrary (a fixed seed keeps runs identical).
+  auto shuffle = [](auto& l2) {
+    for (std::uint32_t i = 0; i < l2.sets(); ++i) l2.set(i).shuffle_recency(i * 7919ull + 17);
+  };
+  if (impl_->l2_is_wide) {
+    shuffle(impl_->l2_wide);
+  } else {
+    shuffle(impl_->l2_narrow);
+  }
 }
 
 int MemorySystem::l2_slice(std::uint64_t addr) const {

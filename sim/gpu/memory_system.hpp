@@ -175,6 +175,15 @@ class MemorySystem {
   // account for the write-back (a following kernel, an L2 flush).
   Tick write_back_dirty(Tick now);
 
+  // Puts the lines of every L2 set in a recency order unrelated to when they were used (the same
+  // order for the same state: deterministic). The state a flush that wrote the whole L2 leaves:
+  // the H100 evicts the flush's dirty lines from the first megabyte a kernel reads, whatever
+  // their recency ([MB] validate/data/h100/microbench_flushorder_s9.csv), and on the H200 a
+  // kernel reading 17 MB after the flush already pays for writing dirty lines back
+  // (validate/data/h200/dirty_s26_times.csv), where least-recently-used order would evict the
+  // flush's older, clean lines first.
+  void forget_recency();
+
   // Where an address lives (deterministic; for tests, traces and the SM model's statistics).
   int l2_slice(std::uint64_t addr) const;
   int l2_partition(std::uint64_t addr) const;  // l2_slice(addr) % l2.partitions

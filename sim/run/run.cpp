@@ -114,11 +114,13 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   const sim::Tick launch = sim::Tick(gpu.launch_overhead.ps());
 
   // The harness's flush runs before the timed region (its CUDA events bracket the GEMM's
-  // launches only): times count from its end.
+  // launches only): times count from its end. It leaves the L2's lines, dirty and clean, in no
+  // recency order (MemorySystem::forget_recency).
   sim::Tick origin = 0;
   if (start == L2Start::AfterMemsetFlush) {
     const auto flush = make_memset_model(kFlushBuffer, 2 * gpu.l2.size.value);
     origin = model.run(*flush, launch).end;
+    memory.forget_recency();
   }
   // The launches of one GEMM, in order: split-K's fill of C (atomic), the main kernel, split-K's
   // reduction. Each waits for the one before plus the launch overhead.

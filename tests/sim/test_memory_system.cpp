@@ -820,6 +820,73 @@ TEST_CASE("Dirty write-backs do not pay row misses", "[memory]") {
   CHECK(write_back(rows) == write_back(plain));
 }
 
+namespace {
+
+// Streams `bytes` from `base` through the memory system as 512-byte accesses of SM `sm`, one a
+// cycle from `now` (left past the last one); returns when the last of them completes.
+Tick stream_512b(MemorySystem& mem, int sm, MemOp op, std::uint64_t base, std::uint64_t bytes,
+                 Tick& now) {
+  Tick done = 0;
+  for (std::uint64_t a = 0; a < bytes; a += 512, now += kCycle) {
+    const Segment s{base + a, 512};
+    done = std::max(done, mem.access(sm, op, std::span<const Segment>(&s, 1), now));
+  }
+  return done;
+}
+
+}  // namespace
+
+TEST_CASE("A miss whose victim is dirty is filled once the victim's write has reached DRAM",
+          "[memory]") {
+  const GpuSpec g = test::small_test_gpu();
+  const ClockDomain clock{g.clocks.sustained};
+  // Fills the L2 (twice its size, so it ends full) with stores (dirty lines) or loads (clean
+  // ones), lets the channels go idle, then times one read of a line nobody has touched.
+  auto lone_miss = [&](MemOp fill) {
+    MemorySystem mem(g, clock);
+    Tick now = 0;
+    stream_512b(mem, 0, fill, kBase, std::uint64_t{2} << 20, now);
+    const Tick t0 = now + 1000000 * kCycle;
+    const Segment fresh{kBase + (std::uint64_t{64} << 20), 128};
+    const std::uint64_t written = mem.counters().dram_bytes_write;
+    const Tick done = mem.access(1, MemOp::LoadBypassL1, std::span<const Segment>(&fresh, 1), t0);
+    return std::pair{double(done - t0) / double(kCycle), mem.counters().dram_bytes_write - written};
+  };
+  const auto [clean, clean_written] = lone_miss(MemOp::LoadBypassL1);
+  const auto [dirty, dirty_written] = lone_miss(MemOp::Store);
+  CHECK(clean_written == 0);
+  CHECK(dirty_written == 128);  // the victim, all four sectors
+  // dram.latency (300 cycles) for the write's trip; its 8 cycles on the idle channel pass while
+  // the read crosses the slice.
+  CHECK(dirty - clean == Approx(300.0).margin(10.0));
+}
+
+TEST_CASE("After forget_recency a read evicts dirty and clean lines alike", "[memory]") {
+  GpuSpec limited = test::small_test_gpu();
+  limited.l2.dirty_fraction = 0.25;  // 256 KiB of the 1 MiB L2
+  const ClockDomain clock{limited.clocks.sustained};
+  // A flush: 2 MiB of stores leave the last 1 MiB in L2, its newest 256 KiB dirty. Then 256 KiB
+  // of other data is read; returns the bytes written back during that read and the read's
+  // completion.
+  auto read_after_flush = [&](bool forget) {
+    MemorySystem mem(limited, clock);
+    Tick now = 0;
+    stream_512b(mem, 0, MemOp::Store, kBase, std::uint64_t{2} << 20, now);
+    if (forget) mem.forget_recency();
+    const std::uint64_t written = mem.counters().dram_bytes_write;
+    now += 1000000 * kCycle;
+    const Tick done = stream_512b(mem, 1, MemOp::LoadBypassL1, kBase + (std::uint64_t{64} << 20),
+                                  std::uint64_t{256} << 10, now);
+    return std::pair{mem.counters().dram_bytes_write - written, done};
+  };
+  // Least recently used first: the read takes the flush's older, clean lines.
+  CHECK(read_after_flush(false).first == 0);
+  // In no order: a quarter of the L2 read, about a quarter of the dirty bytes written back.
+  const auto [written, done] = read_after_flush(true);
+  CHECK(double(written) == Approx(64.0 * 1024).epsilon(0.25));
+  CHECK(read_after_flush(true) == std::pair{written, done});  // deterministic
+}
+
 TEST_CASE("The L2 keeps at most l2.dirty_fraction of itself dirty, writing back the oldest first",
           "[memory]") {
   GpuSpec limited = test::small_test_gpu();
