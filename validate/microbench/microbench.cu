@@ -2003,7 +2003,11 @@ class Runner {
   // K = 8192 bf16 GEMM). With one tile in flight, the quantiles of a tile's latency (request to
   // complete) over tiles 2..64 of every block; with more, the median interval between
   // consecutive tiles' completions (the steady rate).
-  void tile_latency() {
+  // `flushed` (group tileflush): the same tiles from DRAM after the harness's flush (the L2
+  // cleaned, then a memset over 2x the L2, which leaves dirty lines the tiles' misses evict),
+  // against the cleaned L2 alone; only the block-count sweep, names tile_lat_flushed_* and
+  // tile_lat_cleaned_*.
+  void tile_latency(bool flushed = false) {
     const long long a_stride = 16 << 10;  // the rows of A at K = 8192, bf16
     const int max_blocks = 128, max_rows = 128, tiles = kTileLatMaxTiles;
     const size_t span = static_cast<size_t>(max_blocks) * max_rows * (a_stride + 512),
@@ -2044,6 +2048,36 @@ class Runner {
       CKL();
       CK(cudaDeviceSynchronize());
     };
+    if (flushed) {
+      const size_t flush_bytes = 2ull * static_cast<size_t>(prop_.l2CacheSize);
+      const DevBuffer flush_buf(flush_bytes, 0);
+      for (int blocks : {1, 16, 128}) {
+        for (int rows : {1, 32}) {
+          for (int memset = 0; memset < 2; ++memset) {
+            clean();
+            if (memset) {
+              CK(cudaMemset(flush_buf.p, blocks + rows, flush_bytes));
+              CK(cudaDeviceSynchronize());
+            }
+            const auto v = run(blocks, rows, 128, 1, a_stride);
+            const std::string cfg =
+                std::to_string(rows) + "x128B_" + std::to_string(blocks) + "blocks";
+            for (const auto& [tag, f] : {std::pair<const char*, double>{"p10", 0.10},
+                                         {"p50", 0.50},
+                                         {"p90", 0.90},
+                                         {"p99", 0.99}})
+              add(std::string("tile_lat_") + (memset ? "flushed_" : "cleaned_") + cfg + "_" + tag,
+                  q(v, f), "cycles", nvml_mhz(),
+                  std::to_string(rows) + " rows x 128 B (rows 16 KiB apart) per K tile, one in " +
+                      "flight, " + std::to_string(blocks) +
+                      " blocks; from DRAM after an L2-cleaning read" +
+                      (memset ? " and a memset over 2x the L2 (the harness's flush)" : "") +
+                      "; quantile over tiles 2-64 of every block");
+          }
+        }
+      }
+      return;
+    }
     // One block, one tile in flight, with rows not a power of two apart (16 KiB + 128 B,
     // + 512 B), and closer: 128 B (the tile one contiguous run), 1, 2 and 4 KiB (then tile t is
     // the t-th run of rows).
@@ -3090,39 +3124,17 @@ int main(int argc, char** argv) {
           "usage: gemmsim-microbench [--out FILE] [--quick] "
           "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|l2loaded|"
           "ifetch|dirty|granularity|reduction|"
-          "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|patterns|l2shapes|"
-          "smspread|sharedlines]\n");
+          "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|tileflush|patterns|"
+          "l2shapes|smspread|sharedlines|cpsplit|cpmix]\n");
       return 2;
     }
   }
-  const std::string groups[] = {"",
-                                "smem",
-                                "arithmetic",
-                                "issue",
-                                "global",
-                                "element",
-                                "l2port",
-                                "bandwidth",
-                                "launch",
-                                "loaded",
-                                "ifetch",
-                                "dirty",
-                                "granularity",
-                                "reduction",
-                                "l2requests",
-                                "flushstate",
-                                "flushorder",
-                                "l2share",
-                                "fixedcost",
-                                "l2part",
-                                "tilelat",
-                                "patterns",
-                                "l2shapes",
-                                "l2loaded",
-                                "smspread",
-                                "sharedlines",
-                                "cpsplit",
-                                "cpmix"};
+  const std::string groups[] = {
+      "",           "smem",       "arithmetic", "issue",    "global",    "element",     "l2port",
+      "bandwidth",  "launch",     "loaded",     "ifetch",   "dirty",     "granularity", "reduction",
+      "l2requests", "flushstate", "flushorder", "l2share",  "fixedcost", "l2part",      "tilelat",
+      "tileflush",  "patterns",   "l2shapes",   "l2loaded", "smspread",  "sharedlines", "cpsplit",
+      "cpmix"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -3154,6 +3166,7 @@ int main(int argc, char** argv) {
     if (want("fixedcost")) r.fixed_costs();
     if (want("l2part")) r.l2_partitions(out + ".lines.csv");
     if (want("tilelat")) r.tile_latency();
+    if (want("tileflush")) r.tile_latency(true);
     if (want("patterns")) r.patterns();
     if (want("l2shapes")) r.l2_shapes();
     if (want("smspread")) r.sm_spread(out + ".sms.csv");
