@@ -21,6 +21,13 @@
 
 namespace gemmsim::sim {
 
+// splitmix64's finalizer: a fixed, well-mixed 64-bit function of `z`, for deterministic draws.
+constexpr std::uint64_t splitmix64_mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 // q = n / d for a divisor fixed at construction, by one 64x64->128-bit multiply keeping the
 // high half (Granlund & Montgomery 1994, round-up variant): a hardware 64-bit divide costs
 // 25-40 cycles and the address path needs several per line. Exact for every n < 2^44 (line
@@ -229,11 +236,7 @@ class BasicSectoredCache {
       std::uint8_t* st = stamps();
       for (std::uint32_t i = layout_.ways; i > 1; --i) {
         seed += 0x9E3779B97F4A7C15ull;
-        std::uint64_t z = seed;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        std::swap(st[i - 1], st[z % i]);
+        std::swap(st[i - 1], st[splitmix64_mix(seed) % i]);
       }
     }
     std::uint8_t& valid(std::uint32_t way) const { return at<std::uint8_t>(layout_.valid)[way]; }

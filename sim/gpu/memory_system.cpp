@@ -250,10 +250,8 @@ struct MemorySystem::Impl {
   double row_jitter_ps = 0;
   std::uint64_t row_misses_drawn = 0;
   Tick row_miss_wait(std::uint64_t line) {
-    std::uint64_t z = line * 0x9E3779B97F4A7C15ull ^ ++row_misses_drawn * 0xD1B54A32D192ED03ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64's finalizer
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    const std::uint64_t z =
+        splitmix64_mix(line * 0x9E3779B97F4A7C15ull ^ ++row_misses_drawn * 0xD1B54A32D192ED03ull);
     const double u = (double(z >> 11) + 0.5) * 0x1.0p-53;
     return static_cast<Tick>(row_jitter_ps * -std::log(u));
   }

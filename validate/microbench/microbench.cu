@@ -2048,6 +2048,15 @@ class Runner {
       CKL();
       CK(cudaDeviceSynchronize());
     };
+    // A tile-latency run's p10/p50/p90/p99 as `name`_<p>, each described as `how` says.
+    auto add_quantiles = [&](const std::string& name, const std::vector<double>& v,
+                             const std::string& how) {
+      for (const auto& [tag, f] : {std::pair<const char*, double>{"p10", 0.10},
+                                   {"p50", 0.50},
+                                   {"p90", 0.90},
+                                   {"p99", 0.99}})
+        add(name + "_" + tag, q(v, f), "cycles", nvml_mhz(), how);
+    };
     if (flushed) {
       const size_t flush_bytes = 2ull * static_cast<size_t>(prop_.l2CacheSize);
       const DevBuffer flush_buf(flush_bytes, 0);
@@ -2062,17 +2071,13 @@ class Runner {
             const auto v = run(blocks, rows, 128, 1, a_stride);
             const std::string cfg =
                 std::to_string(rows) + "x128B_" + std::to_string(blocks) + "blocks";
-            for (const auto& [tag, f] : {std::pair<const char*, double>{"p10", 0.10},
-                                         {"p50", 0.50},
-                                         {"p90", 0.90},
-                                         {"p99", 0.99}})
-              add(std::string("tile_lat_") + (memset ? "flushed_" : "cleaned_") + cfg + "_" + tag,
-                  q(v, f), "cycles", nvml_mhz(),
-                  std::to_string(rows) + " rows x 128 B (rows 16 KiB apart) per K tile, one in " +
-                      "flight, " + std::to_string(blocks) +
-                      " blocks; from DRAM after an L2-cleaning read" +
-                      (memset ? " and a memset over 2x the L2 (the harness's flush)" : "") +
-                      "; quantile over tiles 2-64 of every block");
+            add_quantiles(std::string("tile_lat_") + (memset ? "flushed_" : "cleaned_") + cfg, v,
+                          std::to_string(rows) +
+                              " rows x 128 B (rows 16 KiB apart) per K tile, one in flight, " +
+                              std::to_string(blocks) +
+                              " blocks; from DRAM after an L2-cleaning read" +
+                              (memset ? " and a memset over 2x the L2 (the harness's flush)" : "") +
+                              "; quantile over tiles 2-64 of every block");
           }
         }
       }
@@ -2122,14 +2127,10 @@ class Runner {
               const std::string how =
                   what + (from_l2 ? ", the same tiles again (L2 hits)" : ", L2 cleaned before");
               if (inflight == 1) {
-                for (const auto& [tag, f] : {std::pair<const char*, double>{"p10", 0.10},
-                                             {"p50", 0.50},
-                                             {"p90", 0.90},
-                                             {"p99", 0.99}})
-                  add("tile_lat_" + src + "_" + cfg + "_" + tag, q(v, f), "cycles", nvml_mhz(),
-                      how +
-                          "; latency of a tile (request to complete), quantile over tiles "
-                          "2-64 of every block");
+                add_quantiles("tile_lat_" + src + "_" + cfg, v,
+                              how +
+                                  "; latency of a tile (request to complete), quantile over "
+                                  "tiles 2-64 of every block");
               } else {
                 add("tile_interval_" + src + "_" + cfg + "_" + std::to_string(inflight) +
                         "inflight_p50",
