@@ -11,6 +11,7 @@
 #include "kernels/common/kernel_name.hpp"
 #include "sim/core/error.hpp"
 #include "traces/chrome_trace.hpp"
+#include "traces/cta_trace.hpp"
 #include "traces/recorder.hpp"
 #include "traces/report_html.hpp"
 
@@ -67,26 +68,37 @@ void add_trace_options(CLI::App& app, TraceRequest& r) {
          "--trace-max-spans", r.max_spans,
          "Most warp spans the trace keeps (~190 B each; later ones are dropped; 0: no limit)")
       ->capture_default_str();
-  app.add_flag("--overwrite", r.overwrite, "Replace existing --trace / --report files");
+  app.add_option("--cta-trace", r.cta_trace_path,
+                 "Write every CTA's SM, start and end to this CSV file (the format of "
+                 "gemmsim-bench --cta-trace, for validate/harness/cta_trace_summary.py)");
+  app.add_flag("--overwrite", r.overwrite,
+               "Replace existing --trace / --report / --cta-trace files");
 }
 
 void check_request(const TraceRequest& r) {
   (void)make_filter(r);
   check_output(r.trace_path, "--trace", r.overwrite);
   check_output(r.report_path, "--report", r.overwrite);
+  check_output(r.cta_trace_path, "--cta-trace", r.overwrite);
   if (!r.trace_path.empty() && r.trace_path == r.report_path)
     throw UserError("--trace and --report name the same file");
+  if (!r.cta_trace_path.empty() &&
+      (r.cta_trace_path == r.trace_path || r.cta_trace_path == r.report_path))
+    throw UserError("--cta-trace names the same file as --trace or --report");
 }
 
 Prediction predict_traced(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
-                          const TraceRequest& r, int regs_per_thread, double alu_wait) {
+                          const TraceRequest& r, int regs_per_thread, double alu_wait,
+                          sim::SimObserver* also) {
   check_request(r);
   const sim::ClockDomain clock(gpu.clocks.sustained);
   // Spans are kept only for the outputs that draw them.
   RunRecorder rec(make_filter(r), clock, !r.trace_path.empty() || !r.report_path.empty());
+  ObserverPair both(rec, also != nullptr ? *also : rec);  // used only with `also`
+  sim::SimObserver* const observer = also != nullptr ? static_cast<sim::SimObserver*>(&both) : &rec;
   Prediction p = predict(
       gpu, config, problem,
-      SimOptions{.observer = &rec, .regs_per_thread = regs_per_thread, .alu_wait = alu_wait});
+      SimOptions{.observer = observer, .regs_per_thread = regs_per_thread, .alu_wait = alu_wait});
   const CriticalPath cp = rec.critical_path();
   const auto shares = cp.shares();
   for (int c = 0; c < kCategories; ++c)

@@ -21,7 +21,8 @@ struct TraceRequest {
   int max_ctas = 16;             // --trace-max-ctas, 0: no limit
   long long max_spans = 200000;  // --trace-max-spans, 0: no limit
   bool overwrite = false;
-  // Whether the run needs the recorder (any of the outputs above).
+  std::string cta_trace_path;  // --cta-trace: every CTA's SM, start and end (CSV; no recorder)
+  // Whether the run needs the recorder (any of the outputs above but --cta-trace).
   bool active() const { return critical_path || !trace_path.empty() || !report_path.empty(); }
 };
 
@@ -32,7 +33,9 @@ void check_request(const TraceRequest& r);
 
 // predict() with a recorder attached: fills the prediction's critical path and writes the
 // trace and the report the request names. `regs_per_thread`, `alu_wait`: as SimOptions'.
+// `also`: another observer of the same run (CtaTimeline for --cta-trace), or null.
 Prediction predict_traced(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,
-                          const TraceRequest& r, int regs_per_thread = 0, double alu_wait = -1);
+                          const TraceRequest& r, int regs_per_thread = 0, double alu_wait = -1,
+                          sim::SimObserver* also = nullptr);
 
 }  // namespace gemmsim::traces

@@ -7,9 +7,9 @@
 //   gemmsim study configs/studies/a100_h100_l2.yaml       what-if hardware grid
 //
 // Exit codes: 0 success, 2 bad input (flag, file, configuration), 1 anything else.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <iostream>
 #include <optional>
@@ -24,6 +24,7 @@
 #include "sim/core/error.hpp"
 #include "sim/dist/world.hpp"
 #include "sim/run/run.hpp"
+#include "traces/cta_trace.hpp"
 #include "traces/traces.hpp"
 #include "validate/compare/validate.hpp"
 
@@ -202,19 +203,25 @@ int run_predict(const PredictOptions& o) {
   const auto d = parse_dims(o.problem, 3, "--problem");
   const GemmProblem p{d[0], d[1], d[2]};
   const L2Start start = parse_l2_start(o.l2_start);
+  traces::check_request(o.traces);
   if (o.traces.active()) {
-    traces::check_request(o.traces);
     if (start != L2Start::Clean)
       throw UserError(fmt::format(
           "--l2-start {} cannot be combined with --trace, --report or --critical-path (they "
           "follow a run from a clean L2)",
           l2_start_name(start)));
   }
-  const Prediction pred =
-      o.traces.active()
-          ? traces::predict_traced(gpu, c, p, o.traces, o.regs, o.alu_wait)
-          : predict(gpu, c, p,
-                    {.l2_start = start, .regs_per_thread = o.regs, .alu_wait = o.alu_wait});
+  std::optional<traces::CtaTimeline> timeline;
+  if (!o.traces.cta_trace_path.empty()) timeline.emplace(kernel_name(c));
+  sim::SimObserver* const cta_observer = timeline ? &*timeline : nullptr;
+  const Prediction pred = o.traces.active() ? traces::predict_traced(gpu, c, p, o.traces, o.regs,
+                                                                     o.alu_wait, cta_observer)
+                                            : predict(gpu, c, p,
+                                                      {.observer = cta_observer,
+                                                       .l2_start = start,
+                                                       .regs_per_thread = o.regs,
+                                                       .alu_wait = o.alu_wait});
+  if (timeline) timeline->write(o.traces.cta_trace_path, c, p);
   if (o.json)
     std::cout << to_json(pred).dump(2) << "\n";
   else

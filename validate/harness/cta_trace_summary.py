@@ -10,6 +10,11 @@ group's start times in median durations. Blocks that start a wave together and s
 keep that spread near 0; a spread of 1 means one block of the wave starts when another ends,
 so at any moment the blocks in flight are spread over the whole K loop.
 
+Where more than one block fits an SM, the blocks that start together at the launch share their
+SMs: the first wave's median duration per dispatch round (blocks 0..S-1 are round 1, the
+next S round 2, ..., S the SMs used) shows whether co-resident blocks progress together (equal
+durations) or the earlier dispatched ones first (durations growing with the round).
+
 Two more lines tell drift that feeds itself from drift that corrects itself: per wave, the
 correlation of a block's lag (its start less the wave's median start) with its duration
 (positive: late blocks run longer and fall further behind; negative: they catch up), and the
@@ -56,6 +61,14 @@ def summarise(blocks):
           f"p90 {dec[-1] / 1e3:.1f}")
     print("  per wave, median duration us: " +
           " ".join(f"{statistics.median(dur[g:g + wave]) / 1e3:.0f}" for g in groups))
+    first = min(start)
+    rounds = collections.defaultdict(list)
+    for r, s, d in zip(blocks, start, dur):
+        if s - first < 2000:  # started with the launch (within 2 us)
+            rounds[int(r["order"]) // wave].append(d)
+    if len(rounds) > 1:
+        print("  first wave, median duration us by dispatch round: " +
+              " ".join(f"{statistics.median(rounds[i]) / 1e3:.1f}" for i in sorted(rounds)))
     print("  per wave, start spread / median duration: " +
           " ".join(f"{(max(start[g:g + wave]) - min(start[g:g + wave])) / med:.2f}"
                    for g in groups))
