@@ -64,6 +64,9 @@ struct SmSpec {
   Cycles cta_launch_latency;     // CTA retires -> next CTA's warps issue on that SM
   int sub_partitions = 4;        // warp schedulers per SM
   int issue_per_clk = 1;         // warp-instructions issued per scheduler per clock
+  // Which of the warps waiting for a scheduler goes first: "first_ready" (in the order they
+  // became ready) or "oldest_first" (CTA launch order, then warp; sim/gpu/gpu_model.cpp).
+  std::string warp_order;
   int max_cluster_ctas = 0;      // largest portable thread-block cluster (0: no clusters)
 };
 

@@ -115,6 +115,10 @@ std::vector<FieldSpec> build_schema() {
                "SM sub-partitions, each with one warp scheduler."),
       required("sm.issue_per_clk", GPU_FIELD(sm.issue_per_clk), 1, 4,
                "Warp instructions each scheduler issues per SM clock."),
+      one_of("sm.warp_order", GPU_FIELD(sm.warp_order), "first_ready|oldest_first",
+             "Which warp a scheduler serves first when several wait to start their next batch "
+             "of instructions: the first to become ready, or the oldest (CTA launch order, "
+             "then warp index), which makes blocks that share an SM finish in dispatch order."),
       with_feature("clusters", "sm.max_cluster_ctas", GPU_FIELD(sm.max_cluster_ctas), 1, 32,
                    "Largest portable thread-block cluster, in CTAs (larger ones need an "
                    "opt-in)."),

@@ -209,6 +209,21 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
 
   EventQueue q;
   int next_cta = 0;
+  // Warp order (sm.warp_order). oldest_first: a warp's events carry its age (its CTA's launch
+  // order, then its index in the CTA) as their priority, so that of the warps woken at one time
+  // the oldest is served first; and a warp starting its next batch waits until its
+  // sub-partition's issue slot and integer pipe are free (below, before fetch()) instead of
+  // reserving them behind the others. Blocks that share an SM then finish in dispatch order,
+  // as measured (configs/hw/h200.yaml). first_ready: warps are served in the order they woke.
+  const bool oldest_first = gpu_.sm.warp_order == "oldest_first";
+  auto age = [&](int wid) -> std::int32_t {
+    if (!oldest_first) return 0;
+    const long long a =
+        (long long)ctas[std::size_t(warps[std::size_t(wid)].cta_slot)].id * geo.warps_per_cta +
+        wid % geo.warps_per_cta;
+    return std::int32_t(std::min<long long>(a, EventQueue::kMaxPriority));
+  };
+  auto wake = [&](Tick t, int wid) { q.schedule(t, wid, 0, age(wid)); };
   Tick end = start;
 
   AccessPath mem_path;
@@ -259,7 +274,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
       ws.wg_group_ready.fill(t);
       ws.wg_committed = 0;
       ws.stores_done = t;
-      q.schedule(t, cta.warps[w]);
+      wake(t, cta.warps[w]);
     }
   };
 
@@ -357,7 +372,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
       o.blocked = false;
       st.stalls.barrier += clock_.cycles(std::max<Tick>(0, release - o.blocked_since));
       o.next_issue = std::max(o.next_issue, release);
-      q.schedule(std::max(release, now), list[i].warp);
+      wake(std::max(release, now), list[i].warp);
       list[i] = list.back();
       list.pop_back();
     }
@@ -421,6 +436,13 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
     auto& sp = sm.sps[w.sp];
     for (;;) {
       if (!w.has_op) {
+        if (oldest_first) {
+          const Tick free = std::max(sp.sched_free, sp.int_free);
+          if (free > now) {
+            wake(free, wid);  // with the other warps waiting there, oldest first
+            break;
+          }
+        }
         if (!fetch(w, sp, now)) {
           // A warp retires once its last results are written (its stores may still drain).
           Tick t = std::max(now, w.next_issue);
@@ -451,7 +473,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
             default: break;
           }
         }
-        q.schedule(ready, wid);
+        wake(ready, wid);
         break;
       }
       // The operation can issue now, subject to its resources.
@@ -551,7 +573,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
             // The memory system is costed at issue, in time order: come back when the
             // scheduler and the LSU are free instead of reserving them ahead.
             st.stalls.issue += clock_.cycles(s - now);
-            q.schedule(s, wid);
+            wake(s, wid);
             if (obs_) w.deferred_by_lsu = sm.lsu_free >= sp.sched_free;
             deferred = true;
             break;
@@ -609,7 +631,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
               o.blocked = false;
               st.stalls.barrier += clock_.cycles(release - o.blocked_since);
               o.next_issue = std::max(o.next_issue, release);
-              q.schedule(release, other);
+              wake(release, other);
             }
             w.next_issue = std::max(w.next_issue, release);
           } else {
@@ -654,7 +676,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
           if (s > now) {
             // Costed at issue, in time order, like the LSU path.
             st.stalls.issue += clock_.cycles(s - now);
-            q.schedule(s, wid);
+            wake(s, wid);
             if (obs_) w.deferred_by_lsu = sm.tma_free >= sp.sched_free;  // the TMA unit
             deferred = true;
             break;
@@ -756,7 +778,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
       if (w.next_issue > now) {
         // Fetch the next batch now, so that its integer instructions extend the wait.
         if (!w.has_op) fetch(w, sp, now);
-        q.schedule(w.next_issue, wid);
+        wake(w.next_issue, wid);
         break;
       }
     }

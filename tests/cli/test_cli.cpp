@@ -46,6 +46,7 @@ TEST_CASE("Malformed flags are clear errors with exit code 2", "[cli]") {
       {"validate --data " GEMMSIM_SOURCE_DIR "/validate/data/h100 --l2-start dirty",
        "--l2-start 'dirty'"},
       {"--hw h100 --alu-wait 16", "--alu-wait: Value 16 not in range"},
+      {"--hw h100 --set sm.warp_order=greedy", "sm.warp_order: 'greedy' is not allowed"},
       {"validate --data " GEMMSIM_SOURCE_DIR "/validate/data/h100 --sass /no/such/table.csv",
        "/no/such/table.csv: cannot open the file"},
   };

@@ -20,23 +20,23 @@ struct BadFile {
 };
 
 constexpr BadFile kBadFiles[] = {
-    {"unknown_key", 75, "l2.asociativity", "did you mean 'associativity'?"},
+    {"unknown_key", 76, "l2.asociativity", "did you mean 'associativity'?"},
     {"wrong_type", 19, "sm.max_threads", "expected an integer in [32, 4096], got a list"},
-    {"section_not_mapping", 64, "l1", "expected a section (a mapping of l1 fields)"},
-    {"missing_field", 71, "l2.hit_latency", "required field missing; expected a cycle count"},
+    {"section_not_mapping", 65, "l1", "expected a section (a mapping of l1 fields)"},
+    {"missing_field", 72, "l2.hit_latency", "required field missing; expected a cycle count"},
     {"bad_unit", 10, "clocks.boost", "unknown unit 'MHZ'"},
-    {"unit_wrong_kind", 72, "l2.size", "expected a size in bytes"},
-    {"missing_unit", 90, "dram.latency", "the unit is missing"},
+    {"unit_wrong_kind", 73, "l2.size", "expected a size in bytes"},
+    {"missing_unit", 91, "dram.latency", "the unit is missing"},
     {"out_of_range", 6, "sm_count", "'-108' is out of range; expected an integer in [1, 1024]"},
     {"bad_choice", 4, "arch", "one of volta|turing|ampere|ada|hopper"},
     {"inconsistent", 25, "sm.smem_per_block", "exceeds sm.smem_per_sm 164KiB"},
-    {"illegal_mma_shape", 40, "tensor.f16.mma", "expected one of: m16n8k8, m16n8k16"},
-    {"bad_dtype", 38, "tensor.fp16",
+    {"illegal_mma_shape", 41, "tensor.f16.mma", "expected one of: m16n8k8, m16n8k16"},
+    {"bad_dtype", 39, "tensor.fp16",
      "unknown tensor data type 'fp16'; expected one of: bf16, f16, tf32"},
-    {"syntax_error", 80, "l2.hit_latency", "YAML syntax error"},
+    {"syntax_error", 81, "l2.hit_latency", "YAML syntax error"},
     {"duplicate_key", 8, "sm_count", "duplicate key (first given at line 6)"},
-    {"tma_without_flag", 103, "async.tma_latency", "only allowed when features.tma is true"},
-    {"flag_without_field", 99, "async.cp_async_issue",
+    {"tma_without_flag", 104, "async.tma_latency", "only allowed when features.tma is true"},
+    {"flag_without_field", 100, "async.cp_async_issue",
      "required because features.cp_async is true"},
 };
 
