@@ -13,16 +13,15 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <queue>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "hw/loader.hpp"
 #include "sim/gpu/memory_system.hpp"
 #include "tests/hw/hw_test_paths.hpp"
+#include "validate/compare/csv.hpp"
 
 using namespace gemmsim;
 using namespace gemmsim::sim;
@@ -85,17 +84,11 @@ double quantile(const std::vector<double>& v, double f) {
 
 // name -> value of a microbenchmark CSV (name,value,unit,...).
 std::map<std::string, double> read_microbench(const std::string& path) {
-  std::ifstream f(path);
-  REQUIRE(f.good());
+  const CsvTable t = read_csv(path);
   std::map<std::string, double> out;
-  std::string line;
-  std::getline(f, line);  // header
-  while (std::getline(f, line)) {
-    std::stringstream s(line);
-    std::string name, value;
-    std::getline(s, name, ',');
-    std::getline(s, value, ',');
-    out[name] = std::stod(value);
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const CsvRecord r{t, i};
+    out[r.str("name")] = r.num("value");
   }
   return out;
 }

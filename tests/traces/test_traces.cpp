@@ -29,6 +29,7 @@
 #include "traces/recorder.hpp"
 #include "traces/report_html.hpp"
 #include "traces/traces.hpp"
+#include "validate/compare/csv.hpp"
 
 using namespace gemmsim;
 using namespace gemmsim::traces;
@@ -604,24 +605,6 @@ TEST_CASE("The warp-specialized kernels name their warp tracks producer and cons
   }
 }
 
-namespace {
-
-// The lines of a --cta-trace file, split at commas (header first).
-std::vector<std::vector<std::string>> read_csv_lines(const std::string& path) {
-  std::ifstream f(path);
-  REQUIRE(f.good());
-  std::vector<std::vector<std::string>> out;
-  for (std::string line; std::getline(f, line);) {
-    std::vector<std::string> cells;
-    std::stringstream s(line);
-    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
-    out.push_back(cells);
-  }
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("A CTA trace holds every CTA of the main kernel, as gemmsim-bench writes one",
           "[traces][cli]") {
   TempDir dir;
@@ -634,22 +617,20 @@ TEST_CASE("A CTA trace holds every CTA of the main kernel, as gemmsim-bench writ
       path);
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
-  const auto lines = read_csv_lines(path);
-  REQUIRE(!lines.empty());
-  CHECK(lines[0] == std::vector<std::string>{"row", "kernel", "m", "n", "k", "order", "smid",
+  const CsvTable t = read_csv(path);
+  CHECK(t.header == std::vector<std::string>{"row", "kernel", "m", "n", "k", "order", "smid",
                                              "slice", "tile_m", "tile_n", "start_ns", "end_ns"});
-  REQUIRE(lines.size() == 1 + 32);
+  REQUIRE(t.rows.size() == 32);
   std::set<std::tuple<int, int, int>> tiles;
-  long long last_end = 0;
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    const auto& c = lines[i];
-    REQUIRE(c.size() == 12);
-    CHECK(c[1] == j["kernel"].get<std::string>());
-    CHECK(std::stoi(c[5]) == int(i - 1));  // launch order
-    const int sm = std::stoi(c[6]);
+  double last_end = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const CsvRecord c{t, i};
+    CHECK(c.str("kernel") == j["kernel"].get<std::string>());
+    CHECK(c.integer("order") == int(i));  // launch order
+    const int sm = c.integer("smid");
     CHECK((sm >= 0 && sm < 132));
-    tiles.emplace(std::stoi(c[7]), std::stoi(c[8]), std::stoi(c[9]));
-    const long long start = std::stoll(c[10]), end = std::stoll(c[11]);
+    tiles.emplace(c.integer("slice"), c.integer("tile_m"), c.integer("tile_n"));
+    const double start = c.num("start_ns"), end = c.num("end_ns");
     CHECK(start >= 0);
     CHECK(end > start);
     last_end = std::max(last_end, end);
@@ -657,14 +638,14 @@ TEST_CASE("A CTA trace holds every CTA of the main kernel, as gemmsim-bench writ
   CHECK(tiles.size() == 32);  // every (slice, tile) once
   CHECK(*tiles.rbegin() == std::tuple{1, 3, 3});
   // The main kernel ends before the whole prediction (the reduction follows it).
-  CHECK(double(last_end) * 1e-3 < j["time_us"].get<double>());
+  CHECK(last_end * 1e-3 < j["time_us"].get<double>());
 
   // An existing file is kept unless --overwrite; the same file for two outputs is refused.
   std::ofstream(dir.file("keep.csv")) << "keep me";
   const auto kept = run_cli("--hw h100 --problem 256x256x256 --cta-trace " + dir.file("keep.csv"));
   CHECK(kept.code == 2);
   CHECK_THAT(kept.out, Catch::Contains("pass --overwrite"));
-  CHECK(read_csv_lines(dir.file("keep.csv"))[0][0] == "keep me");
+  CHECK(read_csv(dir.file("keep.csv")).header == std::vector<std::string>{"keep me"});
   const auto same = run_cli("--hw h100 --problem 256x256x256 --trace " + dir.file("t.json") +
                             " --cta-trace " + dir.file("t.json"));
   CHECK(same.code == 2);
@@ -673,7 +654,7 @@ TEST_CASE("A CTA trace holds every CTA of the main kernel, as gemmsim-bench writ
   const auto both = run_cli("--hw h100 --problem 256x256x256 --trace " + dir.file("b.json") +
                             " --cta-trace " + dir.file("b.csv"));
   CHECK(both.code == 0);
-  CHECK(read_csv_lines(dir.file("b.csv")).size() == 1 + 4);
+  CHECK(read_csv(dir.file("b.csv")).rows.size() == 4);
   CHECK(std::filesystem::file_size(dir.file("b.json")) > 0);
 }
 
