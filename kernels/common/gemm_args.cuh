@@ -22,11 +22,11 @@ struct GemmArgs {
   int m = 0, n = 0, k = 0;
   GemmConfig cfg{};  // run-time knobs: split_k, split_k_mode, swizzle
   // Diagnostics (gemmsim-bench --cta-trace): when set, kernels that support it record per
-  // block, at kCtaTraceWords * (launch order), its SM, start and end %globaltimer (ns) and
-  // output tile; null (the default) records nothing.
+  // block, at kCtaTraceWords * (launch order), its SM, start and end %globaltimer (ns), output
+  // tile and start and end clock64 (its SM's cycles); null (the default) records nothing.
   unsigned long long* cta_trace = nullptr;
 };
-inline constexpr int kCtaTraceWords = 4;
+inline constexpr int kCtaTraceWords = 6;
 
 namespace dev {
 
@@ -58,7 +58,8 @@ __device__ __forceinline__ BlockWork block_work(const GemmArgs& args) {
 }
 
 // --cta-trace: thread 0 of a block calls cta_trace_begin first and cta_trace_end after its
-// last store. Words: smid << 32 | slice, start ns, end ns, tile_m << 32 | tile_n.
+// last store. Words: smid << 32 | slice, start ns, end ns, tile_m << 32 | tile_n, start and
+// end clock64. The two clocks give each block's SM clock: cycles over ns.
 __device__ __forceinline__ unsigned long long* cta_trace_slot(const GemmArgs& args) {
   const unsigned long long order = blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
                                                     (blockIdx.y + gridDim.y * blockIdx.z);
@@ -78,9 +79,13 @@ __device__ __forceinline__ void cta_trace_begin(const GemmArgs& args, const Bloc
   p[0] = (static_cast<unsigned long long>(smid) << 32) | static_cast<unsigned>(w.slice);
   p[1] = global_ns();
   p[3] = (static_cast<unsigned long long>(w.m0 / BM) << 32) | static_cast<unsigned>(w.n0 / BN);
+  p[4] = static_cast<unsigned long long>(clock64());
 }
 __device__ __forceinline__ void cta_trace_end(const GemmArgs& args) {
-  if (args.cta_trace != nullptr) cta_trace_slot(args)[2] = global_ns();
+  if (args.cta_trace == nullptr) return;
+  unsigned long long* p = cta_trace_slot(args);
+  p[5] = static_cast<unsigned long long>(clock64());
+  p[2] = global_ns();
 }
 
 // Epilogue target for one block: plain store into C, atomic add into C (split-K atomic), or

@@ -456,7 +456,7 @@ class Bench {
         throw std::runtime_error("--cta-trace " + opt_.cta_trace + " exists; not overwriting it");
       trace_ = std::make_unique<std::ofstream>(opt_.cta_trace);
       if (!*trace_) throw std::runtime_error("cannot open --cta-trace " + opt_.cta_trace);
-      *trace_ << "row,kernel,m,n,k,order,smid,slice,tile_m,tile_n,start_ns,end_ns\n";
+      *trace_ << "row,kernel,m,n,k,order,smid,slice,tile_m,tile_n,start_ns,end_ns,cycles\n";
     }
     if (!opt_.clock_trace.empty()) {
       if (std::ifstream(opt_.clock_trace).good())
@@ -815,7 +815,8 @@ class Bench {
   }
 
   // One line per block: row, kernel, launch order, SM, split-K slice, output tile, start and
-  // end in ns from the launch's first block start (end 0: the block recorded no end).
+  // end in ns from the launch's first block start (end 0: the block recorded no end), and the
+  // SM clock cycles from start to end (0 without an end).
   void write_cta_trace(int row, const std::string& kernel, const GemmArgs& args, size_t blocks) {
     std::vector<unsigned long long> h(blocks * kCtaTraceWords);
     CK(cudaMemcpy(h.data(), cta_trace_.p, h.size() * 8, cudaMemcpyDeviceToHost));
@@ -828,7 +829,7 @@ class Bench {
       *trace_ << row << "," << kernel << "," << args.m << "," << args.n << "," << args.k << "," << i
               << "," << (w[0] >> 32) << "," << (w[0] & 0xffffffffu) << "," << (w[3] >> 32) << ","
               << (w[3] & 0xffffffffu) << "," << (w[1] - t0) << "," << (w[2] != 0 ? w[2] - t0 : 0)
-              << "\n";
+              << "," << (w[2] != 0 ? w[5] - w[4] : 0) << "\n";
     }
     trace_->flush();
   }

@@ -21,6 +21,10 @@ correlation of a block's lag (its start less the wave's median start) with its d
 correlation of the durations of consecutive blocks on one SM (near 1: some SMs are slower
 than others throughout, as when each SM gets its own share of a saturated L2), with the spread
 of the SMs' mean durations.
+
+Where the record has a `cycles` column (each block's SM clock64 span; gemmsim-bench since
+session 28, and gemmsim --cta-trace), a last line gives the SMs' clocks (their blocks' cycles
+over nanoseconds): the GPCs run at clocks a few percent apart under the power limit.
 """
 import argparse
 import collections
@@ -91,6 +95,18 @@ def summarise(blocks):
     print(f"  same SM, consecutive block durations: r = "
           f"{correlation([a for a, _ in pairs], [b for _, b in pairs]):.2f}; per-SM mean "
           f"duration us p10 {sm_dec[0] / 1e3:.1f}, p90 {sm_dec[-1] / 1e3:.1f}")
+    if blocks and "cycles" in blocks[0]:
+        span = collections.defaultdict(lambda: [0, 0])
+        for r in blocks:
+            ns = int(r["end_ns"]) - int(r["start_ns"])
+            if int(r["end_ns"]) > 0 and ns > 0:
+                span[r["smid"]][0] += int(r["cycles"])
+                span[r["smid"]][1] += ns
+        mhz = sorted(c / ns * 1e3 for c, ns in span.values() if ns > 0)
+        if len(mhz) > 1:
+            dec = statistics.quantiles(mhz, n=10)
+            print(f"  SM clocks (cycles / ns) MHz: min {mhz[0]:.1f}, p10 {dec[0]:.1f}, median "
+                  f"{statistics.median(mhz):.1f}, p90 {dec[-1]:.1f}, max {mhz[-1]:.1f}")
 
 
 def main():

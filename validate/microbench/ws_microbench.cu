@@ -6,6 +6,7 @@
 //   nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I. \
 //     validate/microbench/ws_microbench.cu validate/harness/gpu_info.cpp -ldl -o ws_microbench
 //   ./ws_microbench [--out ws_microbench.csv] [--cp-async-only]
+//   ./ws_microbench --spread per_sm.csv     (only: per-SM TMA and wgmma rates, by SM id)
 //
 // Writes rows in the format of validate/data/h100/microbench.csv:
 // `name,value,unit,sm_clock_mhz,method`. Cycle counts come from clock64() inside the kernels;
@@ -39,6 +40,7 @@ void check(cudaError_t e, const char* expr, int line) {
 
 struct Probe {
   long long c0, c1, g0, g1;
+  unsigned smid;
 };
 __device__ __forceinline__ long long gtimer() {
   long long t;
@@ -46,6 +48,9 @@ __device__ __forceinline__ long long gtimer() {
   return t;
 }
 __device__ __forceinline__ void stamp0(Probe* p) {
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  p[blockIdx.x].smid = smid;
   p[blockIdx.x].g0 = gtimer();
   p[blockIdx.x].c0 = clock64();
 }
@@ -183,6 +188,32 @@ __global__ void bulk_stream_kernel(const char* src, long long footprint, int chu
     if (i >= kStages) mbar_wait(b, uint32_t((i / kStages - 1) & 1));
     mbar_arrive_tx(b, chunk);
     bulk_load(smem_addr(sbuf + s * chunk), base + (i % per_pass) * chunk, chunk, b);
+  }
+  for (long long i = total > kStages ? total - kStages : 0; i < total; ++i)
+    mbar_wait(smem_addr(&bars[i % kStages]), uint32_t((i / kStages) & 1));
+  stamp1(pr);
+}
+
+// Every block streams the same `bytes` (L2-resident after the first pass) `passes` times,
+// starting at its own offset so that the SMs do not ask for one line at once: the operand
+// that all CTAs of a GEMM wave share.
+__global__ void bulk_shared_kernel(const char* src, long long bytes, int chunk, int passes,
+                                   Probe* pr) {
+  extern __shared__ __align__(128) char sbuf[];
+  __shared__ __align__(8) uint64_t bars[kStages];
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < kStages; ++s) mbar_init(smem_addr(&bars[s]), 1);
+  mbar_fence_init();
+  const long long per_pass = bytes / chunk;
+  const long long total = per_pass * passes;
+  const long long first = (long long)blockIdx.x * per_pass / gridDim.x;
+  stamp0(pr);
+  for (long long i = 0; i < total; ++i) {
+    const int s = int(i % kStages);
+    const uint32_t b = smem_addr(&bars[s]);
+    if (i >= kStages) mbar_wait(b, uint32_t((i / kStages - 1) & 1));
+    mbar_arrive_tx(b, chunk);
+    bulk_load(smem_addr(sbuf + s * chunk), src + ((first + i) % per_pass) * chunk, chunk, b);
   }
   for (long long i = total > kStages ? total - kStages : 0; i < total; ++i)
     mbar_wait(smem_addr(&bars[i % kStages]), uint32_t((i / kStages) & 1));
@@ -440,6 +471,53 @@ class Runner {
     wgmma_one<256>();
   }
 
+  // Per-SM rates when every SM runs the same work at once, by SM id (%smid), three repeats
+  // each: which SMs are fast or slow for the TMA and the tensor cores (the smspread test of
+  // gemmsim-microbench does the same for cp.async). Rows of `path`: test,rep,block,smid,
+  // cycles,ns,value,unit.
+  void spread(const std::string& path) {
+    std::ofstream out(path);
+    out << "test,rep,block,smid,cycles,ns,value,unit\n";
+    auto record = [&](const std::string& test, int rep, double work, const char* unit) {
+      const auto p = probes(sms_);
+      for (int b = 0; b < sms_; ++b) {
+        const long long c = p[b].c1 - p[b].c0;
+        out << test << "," << rep << "," << b << "," << p[b].smid << "," << c << ","
+            << (p[b].g1 - p[b].g0) << "," << work / double(c) << "," << unit << "\n";
+      }
+    };
+    const int chunk = 16384;
+    char* src = nullptr;
+    const long long shared_bytes = 8ll << 20;
+    CK(cudaMalloc(&src, size_t(sms_) * 65536 + shared_bytes));
+    CK(cudaMemset(src, 1, size_t(sms_) * 65536 + shared_bytes));
+    CK(cudaFuncSetAttribute(bulk_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            kStages * chunk));
+    CK(cudaFuncSetAttribute(bulk_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            kStages * chunk));
+    for (int rep = 0; rep < 3; ++rep) {
+      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, chunk, 2, probe_);
+      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, chunk, 64, probe_);
+      CK(cudaDeviceSynchronize());
+      record("tma_own64KB", rep, 65536.0 * 64, "B/clk");
+    }
+    const char* shared = src + size_t(sms_) * 65536;
+    for (int rep = 0; rep < 3; ++rep) {
+      bulk_shared_kernel<<<sms_, 32, kStages * chunk>>>(shared, shared_bytes, chunk, 1, probe_);
+      bulk_shared_kernel<<<sms_, 32, kStages * chunk>>>(shared, shared_bytes, chunk, 4, probe_);
+      CK(cudaDeviceSynchronize());
+      record("tma_shared8MB", rep, double(shared_bytes) * 4, "B/clk");
+    }
+    CK(cudaFree(src));
+    CK(cudaFuncSetAttribute(wgmma_kernel<256>, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
+    const int it = 4096;
+    for (int rep = 0; rep < 3; ++rep) {
+      wgmma_kernel<256><<<sms_, 256, 65536>>>(it, false, sink_, probe_);
+      CK(cudaDeviceSynchronize());
+      record("wgmma_m64n256k16", rep, 2.0 * it * 4 * 64.0 * 256 * 16, "FMA/clk");
+    }
+    std::printf("wrote %s\n", path.c_str());
+  }
 
   void cp_async_warps() {
     char* src = nullptr;
@@ -501,15 +579,26 @@ int main(int argc, char** argv) {
     if (a == "--out" && i + 1 < argc) {
       out = argv[++i];
     } else if (a == "--cp-async-only") {
+    } else if (a == "--spread" && i + 1 < argc) {
+      ++i;
     } else {
-      std::fprintf(stderr, "usage: gemmsim-ws-microbench [--out FILE] [--cp-async-only]\n");
+      std::fprintf(stderr,
+                   "usage: gemmsim-ws-microbench [--out FILE] [--cp-async-only] [--spread FILE]\n");
       return 2;
     }
   }
   try {
     wsmb::Runner r;
     bool only_cp = false;
-    for (int i = 1; i < argc; ++i) only_cp |= std::string(argv[i]) == "--cp-async-only";
+    std::string spread;
+    for (int i = 1; i < argc; ++i) {
+      only_cp |= std::string(argv[i]) == "--cp-async-only";
+      if (std::string(argv[i]) == "--spread" && i + 1 < argc) spread = argv[i + 1];
+    }
+    if (!spread.empty()) {  // only the per-SM rates
+      r.spread(spread);
+      return 0;
+    }
     if (!only_cp) {
       r.mbarrier();
       r.wgmma();
