@@ -45,6 +45,14 @@ struct ClockSpec {
   Frequency sustained;  // clock used for timing predictions
   Frequency tensor_spec;  // clock the vendor's tensor TFLOPS assume (may equal boost)
   Frequency memory;     // DRAM command clock
+  // Per-GPC clocks. Under the power limit the GPCs do not run at one clock: gpc_deviation[g] is
+  // the clock of GPC g's SMs (SM i is in GPC i mod gpcs) relative to the mean of all SMs' when
+  // that mean is gpc_deviation_at; the deviations shrink in proportion to
+  // gpc_deviation_vanishes_at - clock, to none at and above gpc_deviation_vanishes_at
+  // (sm_clock_ratios()). Empty: every SM runs at the one clock.
+  std::vector<double> gpc_deviation;
+  Frequency gpc_deviation_at;
+  Frequency gpc_deviation_vanishes_at;
 };
 
 struct SmSpec {

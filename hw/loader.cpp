@@ -380,7 +380,7 @@ class Loader {
     GpuSpec gpu;
     read_fields(gpu);
     diag_.raise_if_any();
-    fit_shares_to_sm_count(gpu);
+    fit_per_unit_lists(gpu);
     check_rules(gpu);
     diag_.raise_if_any();
     gpu.warnings = diag_.warnings();
@@ -551,20 +551,28 @@ class Loader {
       }
   }
 
-  // l2.sm_shares are per SM. A what-if that changes sm_count (--set sm_count=200) and not the
-  // shares leaves the file's shares without SMs to go to: every SM gets an equal share, and a
-  // warning says so. A file or override that gives a wrong count itself is an error (rules).
-  void fit_shares_to_sm_count(GpuSpec& gpu) {
-    const auto n = gpu.l2.sm_shares.size();
-    if (n == 0 || n == std::size_t(gpu.sm_count) || !overrides_.contains("sm_count") ||
-        overrides_.contains("l2.sm_shares"))
+  // l2.sm_shares are per SM, clocks.gpc_deviation per GPC. A what-if that changes sm_count
+  // (--set sm_count=200) or gpcs and not the list leaves the file's entries without their SMs
+  // or GPCs: the list is dropped (equal shares, one clock) and a warning says so. A file or
+  // override that gives a wrong count itself is an error (rules).
+  void fit_per_unit_lists(GpuSpec& gpu) {
+    fit_to_count(gpu.l2.sm_shares, std::size_t(gpu.sm_count), "sm_count", "l2.sm_shares",
+                 "every SM gets an equal share (give l2.sm_shares one per SM to set them)");
+    fit_to_count(gpu.clocks.gpc_deviation, std::size_t(std::max(1, gpu.gpcs)), "gpcs",
+                 "clocks.gpc_deviation",
+                 "every SM runs at the one clock (give clocks.gpc_deviation one per GPC to set "
+                 "them)");
+  }
+  void fit_to_count(std::vector<double>& list, std::size_t count, const std::string& count_path,
+                    const std::string& path, const std::string& instead) {
+    const auto n = list.size();
+    if (n == 0 || n == count || !overrides_.contains(count_path) || overrides_.contains(path))
       return;
-    const auto it = origins_.find("sm_count");
-    diag_.warning(it == origins_.end() ? Origin{} : it->second, "l2.sm_shares",
-                  fmt::format("warning: the file's {} per-SM shares do not fit sm_count {}; every "
-                              "SM gets an equal share (give l2.sm_shares one per SM to set them)",
-                              n, gpu.sm_count));
-    gpu.l2.sm_shares.clear();
+    const auto it = origins_.find(count_path);
+    diag_.warning(it == origins_.end() ? Origin{} : it->second, path,
+                  fmt::format("warning: the file's {} entries of {} do not fit {} {}; {}", n, path,
+                              count_path, count, instead));
+    list.clear();
   }
 
   void check_rules(const GpuSpec& gpu) {

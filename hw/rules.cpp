@@ -104,6 +104,25 @@ std::vector<ConsistencyRule> build_rules() {
          return fmt::format("lists {} shares for {} SMs (sm_count); give one per SM", n,
                             g.sm_count);
        }},
+      {"clocks.gpc_deviation", E,
+       "clocks.gpc_deviation, where given, lists one deviation per GPC (gpcs), with "
+       "clocks.gpc_deviation_at below clocks.gpc_deviation_vanishes_at",
+       [](const GpuSpec& g, DType) -> Msg {
+         const auto& c = g.clocks;
+         const auto n = c.gpc_deviation.size();
+         if (n == 0) return std::nullopt;
+         if (n != std::size_t(std::max(1, g.gpcs)))
+           return fmt::format("lists {} deviations for {} GPCs (gpcs); give one per GPC", n,
+                              std::max(1, g.gpcs));
+         if (c.gpc_deviation_at.hz <= 0 || c.gpc_deviation_vanishes_at.hz <= 0)
+           return std::string("needs clocks.gpc_deviation_at and clocks.gpc_deviation_vanishes_at");
+         if (c.gpc_deviation_vanishes_at.hz <= c.gpc_deviation_at.hz)
+           return fmt::format(
+               "clocks.gpc_deviation_vanishes_at {:.0f} MHz is not above "
+               "clocks.gpc_deviation_at {:.0f} MHz",
+               c.gpc_deviation_vanishes_at.hz / 1e6, c.gpc_deviation_at.hz / 1e6);
+         return std::nullopt;
+       }},
       {"sm.max_warps", E, "sm.max_warps x 32 = sm.max_threads",
        [](const GpuSpec& g, DType) -> Msg {
          if (g.sm.max_warps * 32 == g.sm.max_threads) return std::nullopt;

@@ -79,6 +79,22 @@ std::vector<FieldSpec> build_schema() {
       required("clocks.memory", GPU_FIELD(clocks.memory), 100 * MHz, 20 * GHz,
                "DRAM clock: dram.peak is about bus_width_bits / 8 x memory x transfers_per_clk. "
                "HBM: the DDR clock; GDDR6: the command clock."),
+      optional("clocks.gpc_deviation", GPU_FIELD(clocks.gpc_deviation), -0.2, 0.2,
+               "Each GPC's SM clock relative to the mean of all SMs' clocks, one number per GPC "
+               "(gpcs; SM i is in GPC i mod gpcs; 0.01: 1% faster), measured when that mean is "
+               "clocks.gpc_deviation_at: under the power limit the GPCs run at clocks a few "
+               "percent apart, so that blocks on slow SMs fall behind. At a sustained clock f "
+               "each deviation is scaled by (gpc_deviation_vanishes_at - f) / "
+               "(gpc_deviation_vanishes_at - gpc_deviation_at), none at or above "
+               "gpc_deviation_vanishes_at. SM-side costs (issue, pipes, shared memory, barriers, "
+               "the TMA unit) run at the SM's clock; the memory system's latencies at the "
+               "sustained clock. Omitted: every SM at the sustained clock."),
+      optional("clocks.gpc_deviation_at", GPU_FIELD(clocks.gpc_deviation_at), 100 * MHz, 5 * GHz,
+               "The mean SM clock at which clocks.gpc_deviation was measured; required with it."),
+      optional("clocks.gpc_deviation_vanishes_at", GPU_FIELD(clocks.gpc_deviation_vanishes_at),
+               100 * MHz, 5 * GHz,
+               "The mean SM clock at and above which the SMs run at one clock; above "
+               "clocks.gpc_deviation_at, required with clocks.gpc_deviation."),
 
       // --- per-SM limits --------------------------------------------------------------------
       required("sm.registers", GPU_FIELD(sm.registers), 1024, 1 << 20, "32-bit registers per SM."),

@@ -32,16 +32,17 @@ class CtaTimeline : public sim::SimObserver {
   const std::vector<Cta>& ctas() const { return ctas_; }
   sim::Tick launch_start() const { return launch_start_; }
 
-  // Writes row,kernel,m,n,k,order,smid,slice,tile_m,tile_n,start_ns,end_ns, one line per CTA
-  // in launch order, times in nanoseconds from the launch's first possible CTA start (end: the
-  // CTA's last warp exited). Throws UserError if the file cannot be written or a CTA of the
-  // main kernel was never seen to finish.
+  // Writes row,kernel,m,n,k,order,smid,slice,tile_m,tile_n,start_ns,end_ns,cycles, one line
+  // per CTA in launch order, times in nanoseconds from the launch's first possible CTA start
+  // (end: the CTA's last warp exited), cycles of its SM's clock from start to end. Throws UserError
+  // if the file cannot be written or a CTA of the main kernel was never seen to finish.
   void write(const std::string& path, const GemmConfig& config, const GemmProblem& problem) const;
 
  private:
   std::string main_;
   bool recording_ = false;
   sim::Tick launch_start_ = 0;
+  std::vector<double> sm_mhz_;  // each SM's clock (sim::LaunchInfo::sm_mhz)
   std::vector<Cta> ctas_;
 };
 

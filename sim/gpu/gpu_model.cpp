@@ -22,6 +22,8 @@ struct SmState {
   Tick mio_free = 0;  // shared-memory port
   Tick lsu_free = 0;  // global memory instructions: LSU issue and the L1TEX tag stage
   Tick tma_free = 0;  // the SM's TMA unit (bulk tensor copies), bytes at async.tma_bandwidth
+  // This SM's cycle in units of the sustained clock's (clocks.gpc_deviation): 1 / its clock ratio.
+  double cycle_scale = 1.0;
   int resident = 0;
 };
 
@@ -188,6 +190,17 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
     s.lsu_free = start;
     s.tma_free = start;
   }
+  // Per-SM clocks: what an SM counts in its own cycles takes 1 / its ratio as long.
+  const std::vector<double> clock_ratios = sm_clock_ratios(gpu_);
+  for (std::size_t i = 0; i < clock_ratios.size() && i < sms.size(); ++i)
+    sms[i].cycle_scale = 1.0 / clock_ratios[i];
+  // Cycles of the SM whose warp is being served (set per event below; 1 before the first).
+  double cycle_scale = 1.0;
+  auto ticks = [&](double cycles) { return clock_.ticks(cycles * cycle_scale); };
+  // A latency precomputed in sustained-clock ticks, on the served warp's SM.
+  auto on_sm = [&](Tick t) {
+    return cycle_scale == 1.0 ? t : Tick(std::llround(double(t) * cycle_scale));
+  };
 
   const int slots = nsm * st.ctas_per_sm;
   std::vector<CtaState> ctas(slots);
@@ -239,6 +252,9 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
     info.sub_partitions = nsp;
     info.barrier_latency = clock_.ticks(gpu_.async.barrier_latency.value);
     info.mbarrier_latency = ws.mbarrier_latency;
+    info.sm_mhz.assign(std::size_t(nsm), gpu_.clocks.sustained.mhz());
+    for (std::size_t i = 0; i < clock_ratios.size() && i < info.sm_mhz.size(); ++i)
+      info.sm_mhz[i] *= clock_ratios[i];
     obs_->kernel_begin(kernel, info);
   }
 
@@ -320,7 +336,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
       // completed (possibly in the future); an incomplete one blocks it (see the switch).
       const Mbarrier& b = ctas[w.cta_slot].mbar[op.barrier];
       if (b.phase_complete(op.phase)) {
-        const Tick t = b.completion_time(op.phase) + ws.mbarrier_latency;
+        const Tick t = b.completion_time(op.phase) + on_sm(ws.mbarrier_latency);
         if (t > r) {
           r = t;
           cause = WaitCause::Barrier;
@@ -333,7 +349,6 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
   // Which kind of producer last wrote each slot, per warp, to attribute stalls.
   std::vector<std::array<std::uint8_t, kSlots>> producer(warps.size());
 
-  auto ticks = [&](double cycles) { return clock_.ticks(cycles); };
   const Tick barrier_latency = ticks(gpu_.async.barrier_latency.value);
   const Tick smem_load_latency = ticks(gpu_.smem.load_latency.value);
   const Tick l2_hit_latency = ticks(gpu_.l2.hit_latency.value);
@@ -354,7 +369,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
     if (--cta.warps_alive == 0) {
       end = std::max(end, cta.last_done);
       if (obs_) obs_->cta_end(cta.id, w.cta_slot, cta.sm, cta.exit_time, cta.last_done);
-      if (next_cta < ctas_run) launch(w.cta_slot, cta.exit_time + cta_launch_latency);
+      if (next_cta < ctas_run) launch(w.cta_slot, cta.exit_time + on_sm(cta_launch_latency));
     }
   };
 
@@ -368,7 +383,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
         continue;
       }
       auto& o = warps[list[i].warp];
-      const Tick release = bar.completion_time(list[i].phase) + ws.mbarrier_latency;
+      const Tick release = bar.completion_time(list[i].phase) + on_sm(ws.mbarrier_latency);
       o.blocked = false;
       st.stalls.barrier += clock_.cycles(std::max<Tick>(0, release - o.blocked_since));
       o.next_issue = std::max(o.next_issue, release);
@@ -433,6 +448,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
     }
     if (w.blocked) continue;
     auto& sm = sms[w.sm];
+    cycle_scale = sm.cycle_scale;
     auto& sp = sm.sps[w.sp];
     for (;;) {
       if (!w.has_op) {
@@ -514,7 +530,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
             st.tensor_busy_cycles += n * interval;
           } else {
             interval = fma_interval;
-            lat = fma_latency;
+            lat = on_sm(fma_latency);
             st.fma_instructions += op.count;
             st.fma_busy_cycles += n * interval;
           }
@@ -535,7 +551,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
             st.mio_busy_cycles += double(op.wavefronts) * mio_cycles_per_wavefront;
             st.warp_instructions += op.lds_chain;
             sp.sched_free += ticks(g * issue_cycles);
-            const Tick waits = (ms - s) + Tick(op.lds_chain) * smem_load_latency;
+            const Tick waits = (ms - s) + Tick(op.lds_chain) * on_sm(smem_load_latency);
             w.next_issue += waits + ticks(g * issue_cycles);
             st.stalls.shared += clock_.cycles(waits);
             mark(op.writes, std::max(pipe_end, w.next_issue) + lat,
@@ -555,7 +571,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
           sp.sched_free = s + ticks(n * issue_cycles);
           const Tick lat = op.kind == OpKind::SharedLoad
                                ? (op.pipe == Pipe::Tensor ? ticks(gpu_.smem.ldmatrix_latency.value)
-                                                          : smem_load_latency)
+                                                          : on_sm(smem_load_latency))
                                : ticks(gpu_.smem.store_latency.value);
           mark(op.writes, sm.mio_free + lat, sm.mio_free + lat, WaitCause::Shared);
           w.next_issue = s + ticks(n * issue_cycles);
@@ -622,7 +638,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
           w.next_issue = s + ticks(issue_cycles);
           sp.sched_free = s + ticks(issue_cycles);
           if (++cta.at_barrier == cta.warps_alive) {
-            const Tick release = cta.barrier_arrival + barrier_latency;
+            const Tick release = cta.barrier_arrival + on_sm(barrier_latency);
             cta.at_barrier = 0;
             if (obs_) obs_->barrier_released(cta.id, w.cta_slot, release);
             for (int other : cta.warps) {
@@ -693,7 +709,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
           // The unit requests the box at its own rate: the last request leaves it at tma_free
           // and its data comes back no sooner than an L2 hit later.
           done = std::max(done, sm.tma_free + l2_hit_latency);
-          done += ws.tma_extra_latency;
+          done += on_sm(ws.tma_extra_latency);
           // The box (out-of-bounds parts zero-filled) is written to shared memory.
           const double wf = double(op.tx_bytes) / (double(gpu_.smem.banks) * gpu_.smem.bank_width.value);
           const Tick ms = std::max(s, sm.mio_free);
@@ -727,7 +743,7 @@ KernelStats GpuModel::run(const KernelModel& kernel, Tick start, int cta_limit, 
           st.flops += op.flops;
           sp.sched_free = s + ticks(n * issue_cycles);
           w.next_issue = s + ticks(n * issue_cycles);
-          async_done = pipe_end + ws.wgmma_fixed_latency;
+          async_done = pipe_end + on_sm(ws.wgmma_fixed_latency);
           w.wg_open = std::max(w.wg_open, async_done);
           break;
         }

@@ -65,6 +65,20 @@ inline double fixed_alu_step_cycles(const GpuSpec& gpu) {
   return std::max(int_pipe_cycles(gpu), std::max(issue, gpu.fp32.latency.value));
 }
 
+// Each SM's clock relative to clocks.sustained: its GPC's clocks.gpc_deviation (SM i in GPC
+// i mod gpcs), scaled to the sustained clock as hw/SCHEMA.md says; empty when the SMs run at
+// one clock.
+inline std::vector<double> sm_clock_ratios(const GpuSpec& gpu) {
+  const auto& c = gpu.clocks;
+  if (c.gpc_deviation.empty() || c.sustained.hz >= c.gpc_deviation_vanishes_at.hz) return {};
+  const double scale = (c.gpc_deviation_vanishes_at.hz - c.sustained.hz) /
+                       (c.gpc_deviation_vanishes_at.hz - c.gpc_deviation_at.hz);
+  std::vector<double> r(std::size_t(std::max(0, gpu.sm_count)));
+  for (std::size_t i = 0; i < r.size(); ++i)
+    r[i] = 1.0 + c.gpc_deviation[i % c.gpc_deviation.size()] * scale;
+  return r;
+}
+
 // Where warps spent the time between becoming eligible in program order and issuing.
 struct StallBreakdown {
   double memory = 0;     // waiting for global data (loads, cp.async groups)

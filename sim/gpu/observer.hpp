@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/core/time.hpp"
 #include "sim/gpu/kernel_model.hpp"
@@ -44,6 +45,7 @@ struct LaunchInfo {
   int sub_partitions = 0;
   Tick barrier_latency = 0;
   Tick mbarrier_latency = 0;  // a completed mbarrier phase -> its waiting warps may issue
+  std::vector<double> sm_mhz;  // each SM's clock (clocks.gpc_deviation), MHz
 };
 
 struct OpIssue {

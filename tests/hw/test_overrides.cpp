@@ -8,6 +8,7 @@
 #include "hw/loader.hpp"
 #include "hw/peaks.hpp"
 #include "hw_test_paths.hpp"
+#include "sim/gpu/gpu_model.hpp"
 
 using namespace gemmsim;
 
@@ -210,4 +211,38 @@ TEST_CASE("The L2's per-SM shares are positive numbers, one per SM", "[hw][set]"
   REQUIRE(more.warnings.size() == 1);
   CHECK_THAT(more.warnings[0], Catch::Contains("l2.sm_shares") && Catch::Contains("sm_count 200"));
   CHECK(load_gpu("h100", {"sm_count=132"}).warnings.empty());
+}
+
+TEST_CASE("Per-GPC clock deviations: one per GPC, with the clocks they scale between",
+          "[hw][set]") {
+  const std::string at = "clocks.gpc_deviation_at=1569MHz";
+  const std::string vanish = "clocks.gpc_deviation_vanishes_at=1943MHz";
+  const std::string eight =
+      "clocks.gpc_deviation=[-0.007, -0.004, 0, -0.0015, -0.0015, 0.0107, "
+      "0.0124, -0.0075]";
+  CHECK(load_gpu("h200").clocks.gpc_deviation.empty());  // not in the shipped files (yet)
+  CHECK_THROWS_WITH(
+      load_gpu("h200", {"clocks.gpc_deviation=[0.01, -0.01]", at, vanish}),
+      Catch::Contains("clocks.gpc_deviation") && Catch::Contains("2 deviations for 8 GPCs"));
+  CHECK_THROWS_WITH(load_gpu("h200", {eight, vanish}),
+                    Catch::Contains("needs clocks.gpc_deviation_at"));
+  CHECK_THROWS_WITH(load_gpu("h200", {eight, at, "clocks.gpc_deviation_vanishes_at=1500MHz"}),
+                    Catch::Contains("is not above clocks.gpc_deviation_at"));
+  CHECK_THROWS_WITH(load_gpu("h200", {"clocks.gpc_deviation=[0.5]", at, vanish}),
+                    Catch::Contains("clocks.gpc_deviation") && Catch::Contains("out of range"));
+  // The deviations at the clock they were measured at, half of them halfway to where they
+  // vanish, none from there on; SM i runs at its GPC's (i mod gpcs).
+  GpuSpec g = load_gpu("h200", {eight, at, vanish, "clocks.sustained=1569MHz"});
+  auto r = sim::sm_clock_ratios(g);
+  REQUIRE(r.size() == 132);
+  CHECK(r[6] == Approx(1.0124));
+  CHECK(r[14] == Approx(1.0124));
+  CHECK(r[7] == Approx(0.9925));
+  g = load_gpu("h200", {eight, at, vanish, "clocks.sustained=1756MHz"});
+  CHECK(sim::sm_clock_ratios(g)[6] == Approx(1.0062));
+  g = load_gpu("h200", {eight, at, vanish, "clocks.sustained=1943MHz"});
+  CHECK(sim::sm_clock_ratios(g).empty());
+  // Given with another GPC count, they do not fit it.
+  CHECK_THROWS_WITH(load_gpu("h200", {eight, at, vanish, "gpcs=4"}),
+                    Catch::Contains("8 deviations for 4 GPCs"));
 }

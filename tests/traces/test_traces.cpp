@@ -30,6 +30,7 @@
 #include "traces/report_html.hpp"
 #include "traces/traces.hpp"
 #include "validate/compare/csv.hpp"
+#include "validate/compare/stats.hpp"
 
 using namespace gemmsim;
 using namespace gemmsim::traces;
@@ -619,7 +620,8 @@ TEST_CASE("A CTA trace holds every CTA of the main kernel, as gemmsim-bench writ
   const json j = json::parse(r.out);
   const CsvTable t = read_csv(path);
   CHECK(t.header == std::vector<std::string>{"row", "kernel", "m", "n", "k", "order", "smid",
-                                             "slice", "tile_m", "tile_n", "start_ns", "end_ns"});
+                                             "slice", "tile_m", "tile_n", "start_ns", "end_ns",
+                                             "cycles"});
   REQUIRE(t.rows.size() == 32);
   std::set<std::tuple<int, int, int>> tiles;
   double last_end = 0;
@@ -633,6 +635,8 @@ TEST_CASE("A CTA trace holds every CTA of the main kernel, as gemmsim-bench writ
     const double start = c.num("start_ns"), end = c.num("end_ns");
     CHECK(start >= 0);
     CHECK(end > start);
+    // Cycles of the CTA's SM: the tensor-core kernel runs at 1830 MHz (clocks.tensor_spec).
+    CHECK(c.num("cycles") / (end - start) == Approx(1.830).epsilon(0.001));
     last_end = std::max(last_end, end);
   }
   CHECK(tiles.size() == 32);  // every (slice, tile) once
@@ -698,4 +702,76 @@ TEST_CASE("Blocks that share an SM finish in dispatch order when warps are serve
   INFO("first ready: " << ready[0] << " " << ready[4]);
   CHECK(ready[4] < 1.05 * ready[0]);
   CHECK(ready[4] > 0.95 * ready[0]);
+}
+
+TEST_CASE("Per-GPC clocks: blocks on slower GPCs take longer and fall behind",
+          "[traces][sm_clock]") {
+  // clocks.gpc_deviation: under the power limit the H200's GPCs run at clocks 2.4% apart
+  // (validate/data/h200/cta_trace_clock_s28_*.csv.gz; the eight GPCs' deviations at 1569 MHz
+  // below, validate/data/h200/README.md, session 28). Measured on the 128x256x64 two-consumer
+  // Hopper kernel (cta_trace_desync_s28.csv.gz): its blocks' durations follow their SMs' clocks
+  // (correlation -0.71 and -0.86 over the first four waves at 8192^3), and a block that starts
+  // late runs long (+0.6 to +0.9 per wave), so the blocks drift apart wave after wave. With the
+  // deviations the simulated blocks do the same; with one clock they stay in step. (The
+  // measured contrast with the 3-stage kernel, whose blocks stay within 0.2-0.3 block durations
+  // at 8192x8192x2048 where the 4-stage ones reach 0.97, is not reproduced: the simulated
+  // 3-stage blocks drift as far; validate/data/h200/README.md.)
+  GemmConfig c;
+  c.family = Family::WarpSpecialized;
+  c.ws_variant = WsVariant::Hopper;
+  c.dtype = DType::BF16;
+  c.block_m = 128, c.block_n = 256, c.block_k = 64;
+  c.warps_m = 8, c.warps_n = 1;
+  c.consumers = 2;
+  c.stages = 4;
+  c.smem_layout = SmemLayout::Swizzled;
+  const GemmProblem p{4096, 8192, 2048};  // 1024 blocks: 7.8 waves of 132
+  struct Drift {
+    double last_spread = 0;  // start spread of the last full wave, in median block durations
+    double lag_corr = 0;     // mean over waves 2.. of corr(start lag, duration)
+    double sm_corr = 0;      // corr over SMs of mean block duration with the SM's clock
+  };
+  auto run = [&](std::vector<std::string> set) {
+    set.push_back("clocks.sustained=1489MHz");
+    const GpuSpec gpu = load_gpu("h200", set);
+    CtaTimeline timeline(kernel_name(c));
+    predict(gpu, c, p, SimOptions{.observer = &timeline});
+    const auto& ctas = timeline.ctas();
+    REQUIRE(ctas.size() == 1024);
+    Drift d;
+    std::vector<double> per_sm(132, 0.0), n(132, 0.0);
+    double corr_sum = 0;
+    int corr_n = 0;
+    for (std::size_t w = 0; w < 7; ++w) {
+      std::vector<double> lag, dur;
+      for (std::size_t i = w * 132; i < (w + 1) * 132; ++i) {
+        lag.push_back(double(ctas[i].start));
+        dur.push_back(double(ctas[i].exit - ctas[i].start));
+        per_sm[std::size_t(ctas[i].sm)] += dur.back();
+        n[std::size_t(ctas[i].sm)] += 1;
+      }
+      std::vector<double> sorted = dur;
+      std::nth_element(sorted.begin(), sorted.begin() + 66, sorted.end());
+      const auto [lo, hi] = std::minmax_element(lag.begin(), lag.end());
+      d.last_spread = (*hi - *lo) / sorted[66];
+      if (w >= 1) corr_sum += pearson(lag, dur), ++corr_n;
+    }
+    d.lag_corr = corr_sum / corr_n;
+    for (std::size_t s = 0; s < 132; ++s) per_sm[s] /= n[s];
+    const std::vector<double> ratio = sim::sm_clock_ratios(gpu);
+    if (!ratio.empty()) d.sm_corr = pearson(per_sm, ratio);
+    return d;
+  };
+  const Drift gpcs =
+      run({"clocks.gpc_deviation=[-0.0070, -0.0042, -0.0005, -0.0015, -0.0015, "
+           "0.0107, 0.0124, -0.0075]",
+           "clocks.gpc_deviation_at=1569MHz", "clocks.gpc_deviation_vanishes_at=1943MHz"});
+  INFO("per-GPC clocks: spread " << gpcs.last_spread << ", lag corr " << gpcs.lag_corr
+                                 << ", SM corr " << gpcs.sm_corr);
+  CHECK(gpcs.sm_corr < -0.8);
+  CHECK(gpcs.lag_corr > 0.5);
+  CHECK(gpcs.last_spread > 0.05);
+  const Drift one = run({});
+  INFO("one clock: spread " << one.last_spread);
+  CHECK(one.last_spread < 0.02);
 }
