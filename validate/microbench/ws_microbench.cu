@@ -167,53 +167,30 @@ __global__ void bulk_latency_kernel(const char* src, int bytes, int iters, Probe
   stamp1(pr);
 }
 
-// One thread per block keeps `stages` bulk copies of `chunk` bytes in flight, streaming the
-// block's own `footprint` bytes of the source `passes` times: with a small footprint the
-// data stays in L2 (per-SM TMA/L2 bandwidth); with a large one it comes from DRAM.
+// One thread per block keeps `stages` bulk copies of `chunk` bytes in flight, streaming
+// `footprint` bytes at src + blockIdx.x * block_stride `passes` times: each block its own bytes
+// (block_stride = footprint; small: L2-resident, per-SM TMA/L2 bandwidth; large: from DRAM), or
+// all blocks the same bytes (block_stride 0, `stagger`: each starts at its own offset, so that
+// the SMs do not ask for one line at once), as all CTAs of a GEMM wave share an operand.
 constexpr int kStages = 4;
-__global__ void bulk_stream_kernel(const char* src, long long footprint, int chunk, int passes,
-                                   Probe* pr) {
+__global__ void bulk_stream_kernel(const char* src, long long block_stride, long long footprint,
+                                   bool stagger, int chunk, int passes, Probe* pr) {
   extern __shared__ __align__(128) char sbuf[];
   __shared__ __align__(8) uint64_t bars[kStages];
   if (threadIdx.x != 0) return;
   for (int s = 0; s < kStages; ++s) mbar_init(smem_addr(&bars[s]), 1);
   mbar_fence_init();
-  const char* base = src + blockIdx.x * footprint;
+  const char* base = src + blockIdx.x * block_stride;
   const long long per_pass = footprint / chunk;
   const long long total = per_pass * passes;
+  const long long first = stagger ? (long long)blockIdx.x * per_pass / gridDim.x : 0;
   stamp0(pr);
   for (long long i = 0; i < total; ++i) {
     const int s = int(i % kStages);
     const uint32_t b = smem_addr(&bars[s]);
     if (i >= kStages) mbar_wait(b, uint32_t((i / kStages - 1) & 1));
     mbar_arrive_tx(b, chunk);
-    bulk_load(smem_addr(sbuf + s * chunk), base + (i % per_pass) * chunk, chunk, b);
-  }
-  for (long long i = total > kStages ? total - kStages : 0; i < total; ++i)
-    mbar_wait(smem_addr(&bars[i % kStages]), uint32_t((i / kStages) & 1));
-  stamp1(pr);
-}
-
-// Every block streams the same `bytes` (L2-resident after the first pass) `passes` times,
-// starting at its own offset so that the SMs do not ask for one line at once: the operand
-// that all CTAs of a GEMM wave share.
-__global__ void bulk_shared_kernel(const char* src, long long bytes, int chunk, int passes,
-                                   Probe* pr) {
-  extern __shared__ __align__(128) char sbuf[];
-  __shared__ __align__(8) uint64_t bars[kStages];
-  if (threadIdx.x != 0) return;
-  for (int s = 0; s < kStages; ++s) mbar_init(smem_addr(&bars[s]), 1);
-  mbar_fence_init();
-  const long long per_pass = bytes / chunk;
-  const long long total = per_pass * passes;
-  const long long first = (long long)blockIdx.x * per_pass / gridDim.x;
-  stamp0(pr);
-  for (long long i = 0; i < total; ++i) {
-    const int s = int(i % kStages);
-    const uint32_t b = smem_addr(&bars[s]);
-    if (i >= kStages) mbar_wait(b, uint32_t((i / kStages - 1) & 1));
-    mbar_arrive_tx(b, chunk);
-    bulk_load(smem_addr(sbuf + s * chunk), src + ((first + i) % per_pass) * chunk, chunk, b);
+    bulk_load(smem_addr(sbuf + s * chunk), base + ((first + i) % per_pass) * chunk, chunk, b);
   }
   for (long long i = total > kStages ? total - kStages : 0; i < total; ++i)
     mbar_wait(smem_addr(&bars[i % kStages]), uint32_t((i / kStages) & 1));
@@ -389,9 +366,10 @@ class Runner {
     CK(cudaFuncSetAttribute(bulk_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             kStages * chunk));
     {
-      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, chunk, 2, probe_);
+      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, 65536, false, chunk, 2, probe_);
       CK(cudaDeviceSynchronize());
-      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, chunk, 64, probe_);
+      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, 65536, false, chunk, 64,
+                                                        probe_);
       CK(cudaDeviceSynchronize());
       auto p = probes(sms_);
       std::vector<double> bpc, f;
@@ -403,7 +381,7 @@ class Runner {
           "every SM: 1 thread keeps 4 x 16 KiB cp.async.bulk in flight over its own 64 KiB "
           "(L2-resident) 64 times; bytes / the block's clock64 span, median over SMs");
       // One SM alone: its own TMA limit without L2 contention.
-      bulk_stream_kernel<<<1, 32, kStages * chunk>>>(src, 65536, chunk, 256, probe_);
+      bulk_stream_kernel<<<1, 32, kStages * chunk>>>(src, 65536, 65536, false, chunk, 256, probe_);
       CK(cudaDeviceSynchronize());
       const auto q = probes(1)[0];
       add("tma_bulk_l2_bandwidth_one_sm", 65536.0 * 256 / double(q.c1 - q.c0), "B/clk", mhz(q),
@@ -418,7 +396,8 @@ class Runner {
       std::vector<double> t;
       for (int r = 0; r < 5; ++r) {
         CK(cudaEventRecord(e0));
-        bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, per_block, chunk, 1, probe_);
+        bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, per_block, per_block, false, chunk,
+                                                          1, probe_);
         CK(cudaEventRecord(e1));
         CK(cudaEventSynchronize(e1));
         float ms = 0;
@@ -493,18 +472,19 @@ class Runner {
     CK(cudaMemset(src, 1, size_t(sms_) * 65536 + shared_bytes));
     CK(cudaFuncSetAttribute(bulk_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                             kStages * chunk));
-    CK(cudaFuncSetAttribute(bulk_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            kStages * chunk));
     for (int rep = 0; rep < 3; ++rep) {
-      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, chunk, 2, probe_);
-      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, chunk, 64, probe_);
+      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, 65536, false, chunk, 2, probe_);
+      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(src, 65536, 65536, false, chunk, 64,
+                                                        probe_);
       CK(cudaDeviceSynchronize());
       record("tma_own64KB", rep, 65536.0 * 64, "B/clk");
     }
     const char* shared = src + size_t(sms_) * 65536;
     for (int rep = 0; rep < 3; ++rep) {
-      bulk_shared_kernel<<<sms_, 32, kStages * chunk>>>(shared, shared_bytes, chunk, 1, probe_);
-      bulk_shared_kernel<<<sms_, 32, kStages * chunk>>>(shared, shared_bytes, chunk, 4, probe_);
+      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(shared, 0, shared_bytes, true, chunk, 1,
+                                                        probe_);
+      bulk_stream_kernel<<<sms_, 32, kStages * chunk>>>(shared, 0, shared_bytes, true, chunk, 4,
+                                                        probe_);
       CK(cudaDeviceSynchronize());
       record("tma_shared8MB", rep, double(shared_bytes) * 4, "B/clk");
     }
