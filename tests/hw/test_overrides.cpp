@@ -9,6 +9,7 @@
 #include "hw/peaks.hpp"
 #include "hw_test_paths.hpp"
 #include "sim/gpu/gpu_model.hpp"
+#include "tests/support/h200_clocks.hpp"
 
 using namespace gemmsim;
 
@@ -215,11 +216,9 @@ TEST_CASE("The L2's per-SM shares are positive numbers, one per SM", "[hw][set]"
 
 TEST_CASE("Per-GPC clock deviations: one per GPC, with the clocks they scale between",
           "[hw][set]") {
-  const std::string at = "clocks.gpc_deviation_at=1569MHz";
-  const std::string vanish = "clocks.gpc_deviation_vanishes_at=1943MHz";
-  const std::string eight =
-      "clocks.gpc_deviation=[-0.007, -0.004, 0, -0.0015, -0.0015, 0.0107, "
-      "0.0124, -0.0075]";
+  const std::string& at = test::kH200GpcDeviationAt;
+  const std::string& vanish = test::kH200GpcDeviationVanishesAt;
+  const std::string& eight = test::kH200GpcDeviation;
   CHECK(load_gpu("h200").clocks.gpc_deviation.empty());  // not in the shipped files (yet)
   CHECK_THROWS_WITH(
       load_gpu("h200", {"clocks.gpc_deviation=[0.01, -0.01]", at, vanish}),

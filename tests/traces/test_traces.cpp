@@ -23,6 +23,7 @@
 #include "sim/core/error.hpp"
 #include "sim/gpu/gpu_model.hpp"
 #include "sim/run/run.hpp"
+#include "tests/support/h200_clocks.hpp"
 #include "tests/support/run_cli.hpp"
 #include "traces/chrome_trace.hpp"
 #include "traces/cta_trace.hpp"
@@ -762,10 +763,7 @@ TEST_CASE("Per-GPC clocks: blocks on slower GPCs take longer and fall behind",
     if (!ratio.empty()) d.sm_corr = pearson(per_sm, ratio);
     return d;
   };
-  const Drift gpcs =
-      run({"clocks.gpc_deviation=[-0.0070, -0.0042, -0.0005, -0.0015, -0.0015, "
-           "0.0107, 0.0124, -0.0075]",
-           "clocks.gpc_deviation_at=1569MHz", "clocks.gpc_deviation_vanishes_at=1943MHz"});
+  const Drift gpcs = run(test::h200_gpc_clocks());
   INFO("per-GPC clocks: spread " << gpcs.last_spread << ", lag corr " << gpcs.lag_corr
                                  << ", SM corr " << gpcs.sm_corr);
   CHECK(gpcs.sm_corr < -0.8);
