@@ -3,7 +3,8 @@
 // bandwidth), wgmma m64nNk16 throughput and latency per N, and cp.async.cg throughput when
 // only 1 to 8 warps per SM issue it (the Ampere-style producer warp).
 //
-//   cmake --build <build> --target gemmsim-ws-microbench   (kernels/cuda/CMakeLists.txt), or by hand:
+//   cmake --build <build> --target gemmsim-ws-microbench   (kernels/cuda/CMakeLists.txt)
+// or by hand:
 //   nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I. \
 //     validate/microbench/ws_microbench.cu validate/harness/gpu_info.cpp -ldl -o ws_microbench
 //   ./ws_microbench [--out ws_microbench.csv] [--cp-async-only]
