@@ -802,6 +802,54 @@ __global__ void rotate_read_kernel(const uint4* p, long long n4, int passes, int
   if (acc == 0x12345678u) sink[0] = acc;
 }
 
+// ---- L2 retention against the lag between readers ------------------------------------------
+// One block per SM; the blocks form `groups` reader groups (block b in group b % groups). In
+// step t the groups read, each with all its blocks, chunk t - g x lag of a stream of `chunks`
+// chunks of chunk16 x 16 bytes (ld.global.cg), then every block waits at a grid barrier. So
+// the leader (group 0) brings each chunk in from DRAM, and group g reads it g x lag steps
+// later, lag chunks after group g - 1 did: between two consecutive readers of a line the
+// leader has read `lag` chunks of new data. An L2 that keeps a line by its last use (LRU)
+// serves every follower while lag chunks fit; one that keeps it by its first arrival serves
+// follower g only while g x lag chunks do. `barrier` starts at 0.
+__global__ void retain_kernel(const uint4* s, long long chunk16, int chunks, int lag, int groups,
+                              unsigned* barrier, uint32_t* sink) {
+  uint32_t acc = 0;
+  const int g = blockIdx.x % groups;
+  const int per_group = gridDim.x / groups;
+  const int b = blockIdx.x / groups;
+  const int steps = chunks + (groups - 1) * lag;
+  for (int t = 0; t < steps; ++t) {
+    const long long c = t - static_cast<long long>(g) * lag;
+    if (b < per_group && c >= 0 && c < chunks) {
+      const uint4* q = s + c * chunk16;
+      const long long stride = static_cast<long long>(per_group) * blockDim.x;
+      for (long long i = static_cast<long long>(b) * blockDim.x + threadIdx.x; i < chunk16;
+           i += 4 * stride) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const long long j = i + u * stride;
+          v[u] = j < chunk16 ? ld_cg(q + j) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+      }
+    }
+    // Grid barrier (every block is resident: one per SM).
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicAdd(barrier, 1u);
+      const unsigned target = static_cast<unsigned>(t + 1) * gridDim.x;
+      while (atomicAdd(barrier, 0u) < target) {
+      }
+      __threadfence();
+    }
+    __syncthreads();
+  }
+  if (acc == 0x12345678u) sink[0] = acc;
+}
+
 // ---- DRAM access granularity -------------------------------------------------------------
 // The GEMM tile pattern: a matrix of `rows` rows, `pitch` bytes apart, read `chunk` contiguous
 // bytes per row at a time, every row's chunk k before any row's chunk k + 1 (as the CTAs of a
@@ -2257,6 +2305,44 @@ class Runner {
     CK(cudaFree(stamps));
   }
 
+  // How long the L2 keeps a line that several readers take in turn (retain_kernel): 4 or 2
+  // reader groups of 33 or 66 SMs (one block of 512 threads each) read a 256 MiB stream in
+  // 1 MiB chunks, each group `lag` chunks behind the one before. DRAM bytes read over the
+  // stream's: 1 if every follower hits, `groups` if none does. Run under ncu
+  // (--cache-control none, --kernel-name retain_kernel) for the DRAM bytes and the hit rate;
+  // the times here are CUDA events, medians of 3, the L2 cleaned before each launch.
+  void l2_retention() {
+    const size_t big = 256ull << 20;
+    const int chunks = 256;
+    const long long chunk16 = (1ll << 20) / 16;
+    const DevBuffer clean_buf(big, 1), stream_buf(static_cast<size_t>(chunks) << 20, 5);
+    unsigned* barrier = nullptr;
+    CK(cudaMalloc(&barrier, sizeof(unsigned)));
+    auto* sink = reinterpret_cast<uint32_t*>(sink_);
+    for (int groups : {4, 2}) {
+      for (int lag : {4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64}) {
+        std::vector<float> t;
+        for (int r = 0; r < 3; ++r) {
+          l2_clean_kernel<<<sms_ * 4, 512>>>(clean_buf.p, static_cast<long long>(big / 16), sink);
+          CKL();
+          CK(cudaMemset(barrier, 0, sizeof(unsigned)));
+          t.push_back(time_ms([&] {
+            retain_kernel<<<sms_, 512>>>(stream_buf.p, chunk16, chunks, lag, groups, barrier, sink);
+          }));
+        }
+        const int steps = chunks + (groups - 1) * lag;
+        add("l2_retain_g" + std::to_string(groups) + "_lag" + std::to_string(lag) + "MiB",
+            median_of(t) * 1e3 / steps, "us/step", nvml_mhz(),
+            std::to_string(groups) + " reader groups of " + std::to_string(sms_ / groups) +
+                " SMs, each " + std::to_string(lag) +
+                " MiB behind the one before, over a 256 MiB stream in 1 MiB steps with a grid "
+                "barrier after each; " +
+                std::to_string(steps) + " steps; median of 3 launches, L2 cleaned before each");
+      }
+    }
+    CK(cudaFree(barrier));
+  }
+
   // How much of the L2 holds lines that SMs of both partitions read: W MB read in 9 passes by
   // 2 blocks per SM, each line by the same block in every pass (fixed) or by a block on another
   // SM in each pass (rotating). Per pass after the first: (t9 - t1) / 8. Run under ncu
@@ -3126,7 +3212,7 @@ int main(int argc, char** argv) {
           "[--only smem|arithmetic|issue|global|element|l2port|bandwidth|launch|loaded|l2loaded|"
           "ifetch|dirty|granularity|reduction|"
           "l2requests|flushstate|flushorder|l2share|fixedcost|l2part|tilelat|tileflush|patterns|"
-          "l2shapes|smspread|sharedlines|cpsplit|cpmix]\n");
+          "l2shapes|smspread|sharedlines|cpsplit|cpmix|l2retain]\n");
       return 2;
     }
   }
@@ -3135,7 +3221,7 @@ int main(int argc, char** argv) {
       "bandwidth",  "launch",     "loaded",     "ifetch",   "dirty",     "granularity", "reduction",
       "l2requests", "flushstate", "flushorder", "l2share",  "fixedcost", "l2part",      "tilelat",
       "tileflush",  "patterns",   "l2shapes",   "l2loaded", "smspread",  "sharedlines", "cpsplit",
-      "cpmix"};
+      "cpmix",      "l2retain"};
   if (std::find(std::begin(groups), std::end(groups), only) == std::end(groups)) {
     std::fprintf(stderr, "gemmsim-microbench: --only '%s': unknown group\n", only.c_str());
     return 2;
@@ -3164,6 +3250,7 @@ int main(int argc, char** argv) {
     if (want("flushstate")) r.flush_state();
     if (want("flushorder")) r.flush_order();
     if (want("l2share")) r.l2_sharing();
+    if (want("l2retain")) r.l2_retention();
     if (want("fixedcost")) r.fixed_costs();
     if (want("l2part")) r.l2_partitions(out + ".lines.csv");
     if (want("tilelat")) r.tile_latency();
