@@ -6,7 +6,8 @@ apart in time, wave by wave.
 
 Per traced row: the blocks' durations (median, p10, p90); per group of one wave of blocks in
 launch order (as many blocks as SMs that ran them), the median duration and the spread of the
-group's start times in median durations. Blocks that start a wave together and stay in step
+group's start times in median durations, and its blocks' start lags (p10 and p90 about the
+median start). Blocks that start a wave together and stay in step
 keep that spread near 0; a spread of 1 means one block of the wave starts when another ends,
 so at any moment the blocks in flight are spread over the whole K loop.
 
@@ -76,6 +77,14 @@ def summarise(blocks):
     print("  per wave, start spread / median duration: " +
           " ".join(f"{(max(start[g:g + wave]) - min(start[g:g + wave])) / med:.2f}"
                    for g in groups))
+    # The spread alone does not tell a few blocks a whole duration behind (in step with the
+    # next wave, which costs an operand shared between consecutive tile rows little) from a
+    # wave whose blocks are spread over the K loop (which costs the L2 its reuse).
+    def lag_deciles(g):
+        mid = statistics.median(start[g:g + wave])
+        return statistics.quantiles([(s - mid) / med for s in start[g:g + wave]], n=10)
+    print("  per wave, start lag p10/p90 in median durations: " +
+          " ".join(f"{d[0]:+.2f}/{d[-1]:+.2f}" for d in map(lag_deciles, groups)))
     done = [(int(r["start_ns"]), int(r["end_ns"]) - int(r["start_ns"]), r["smid"])
             for r in blocks if int(r["end_ns"]) > 0]
     lags = []
