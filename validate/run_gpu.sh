@@ -6,9 +6,11 @@
 #   validate/run_gpu.sh --quick               # smoke test: small sweep, short microbench
 #   validate/run_gpu.sh --only microbench     # one step (repeatable: --only sweep --only ncu)
 #   validate/run_gpu.sh --sweep FILE          # another sweep description
+#   validate/run_gpu.sh --only l2retain       # L2 reuse against the readers' lag (not in "everything")
 #
-# Steps: build info microbench sweep ncu sanitizer. Results go to $OUT (default ./gpu-out):
-#   results.csv results_failed.csv microbench.csv counters.csv ncu_raw.csv gpu_info.txt log.txt
+# Steps: build info microbench sweep ncu sanitizer (and l2retain when asked for). Results go to
+# $OUT (default ./gpu-out): results.csv results_failed.csv microbench.csv counters.csv
+# ncu_raw.csv gpu_info.txt log.txt; l2retain: microbench_l2retain.csv ncu_l2retain.csv
 # Never changes clocks, power or any GPU setting; ncu runs with --clock-control none.
 set -uo pipefail
 
@@ -28,7 +30,7 @@ while (($#)); do
     --sweep) sweep=$(realpath "$2"); shift ;;
     --out) out=$2; shift ;;
     --bench-args) read -r -a bench_extra <<<"$2"; shift ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     *) echo "run_gpu.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -133,6 +135,41 @@ if want ncu; then
     python3 "$root/validate/harness/ncu_to_counters.py" --sweep "$ns" --ncu "$out/ncu_raw.csv" \
       --out "$out/counters.csv" || status=1
     rm -f "$out/ncu_metrics.txt" "$out/ncu_app.txt" "$out/ncu_quick.csv"
+  else
+    echo "ncu not found"; status=1
+  fi
+fi
+
+# gemmsim-microbench --only l2retain, timed and then under Nsight Compute (the L2 left as it is,
+# --cache-control none): per point, the DRAM bytes each launch read over the stream's 256 MiB
+# (1: every follower found the chunk in L2; the number of groups: none did). Compare with
+# `gemmsim_tests "[.calibrate][l2retain]"`, the same launches on the model's memory system.
+if ((${#only[@]} > 0)) && want l2retain; then
+  stamp "L2 retention by lag (gemmsim-microbench --only l2retain, then under ncu)"
+  "$build/gemmsim-microbench" --only l2retain --out "$out/microbench_l2retain.csv" ||
+    { echo "l2retain failed"; status=1; }
+  if command -v ncu >/dev/null; then
+    ncu --clock-control none --cache-control none --kernel-name retain_kernel \
+      --metrics dram__bytes_read.sum,lts__t_sector_hit_rate.pct,gpu__time_duration.sum \
+      --csv --page raw --print-units base --log-file "$out/ncu_l2retain.csv" \
+      "$build/gemmsim-microbench" --only l2retain --out "$out/microbench_l2retain_ncu_run.csv" \
+      >/dev/null 2>&1 || { echo "ncu l2retain failed"; status=1; }
+    python3 - "$out/ncu_l2retain.csv" "$out/microbench_l2retain_ncu_run.csv" <<'PY' || status=1
+import csv, statistics, sys
+launches, header = [], None
+for r in csv.reader(open(sys.argv[1])):
+    if r and r[0] == "ID":
+        header = r
+    elif header and len(r) == len(header) and r[0].isdigit():
+        launches.append(dict(zip(header, r)))
+names = [r["name"] for r in csv.DictReader(open(sys.argv[2])) if r["name"].startswith("l2_retain")]
+per = len(launches) // max(1, len(names))  # launches per point, in the program's order
+for i, name in enumerate(names):
+    pts = launches[i * per:(i + 1) * per]
+    ratio = statistics.median(float(p["dram__bytes_read.sum"]) / 2**28 for p in pts)
+    hit = statistics.median(float(p["lts__t_sector_hit_rate.pct"]) for p in pts)
+    print(f"{name:28s} DRAM / stream {ratio:5.2f}   L2 hit rate {hit:5.1f}%")
+PY
   else
     echo "ncu not found"; status=1
   fi
