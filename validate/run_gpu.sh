@@ -154,22 +154,8 @@ if ((${#only[@]} > 0)) && want l2retain; then
       --csv --page raw --print-units base --log-file "$out/ncu_l2retain.csv" \
       "$build/gemmsim-microbench" --only l2retain --out "$out/microbench_l2retain_ncu_run.csv" \
       >/dev/null 2>&1 || { echo "ncu l2retain failed"; status=1; }
-    python3 - "$out/ncu_l2retain.csv" "$out/microbench_l2retain_ncu_run.csv" <<'PY' || status=1
-import csv, statistics, sys
-launches, header = [], None
-for r in csv.reader(open(sys.argv[1])):
-    if r and r[0] == "ID":
-        header = r
-    elif header and len(r) == len(header) and r[0].isdigit():
-        launches.append(dict(zip(header, r)))
-names = [r["name"] for r in csv.DictReader(open(sys.argv[2])) if r["name"].startswith("l2_retain")]
-per = len(launches) // max(1, len(names))  # launches per point, in the program's order
-for i, name in enumerate(names):
-    pts = launches[i * per:(i + 1) * per]
-    ratio = statistics.median(float(p["dram__bytes_read.sum"]) / 2**28 for p in pts)
-    hit = statistics.median(float(p["lts__t_sector_hit_rate.pct"]) for p in pts)
-    print(f"{name:28s} DRAM / stream {ratio:5.2f}   L2 hit rate {hit:5.1f}%")
-PY
+    python3 "$root/validate/harness/l2retain_summary.py" "$out/ncu_l2retain.csv" \
+      "$out/microbench_l2retain_ncu_run.csv" || status=1
   else
     echo "ncu not found"; status=1
   fi

@@ -3,9 +3,10 @@
 // description. One block per SM; the blocks form 4 or 2 reader groups (block b in group
 // b % groups) that read a 256 MiB stream in 1 MiB chunks, group g reading chunk t - g x lag in
 // step t, with a grid barrier after each step. Prints DRAM bytes read over the stream's bytes
-// per lag: 1 where every follower finds the chunk in L2, `groups` where none does; the GPU's
-// figures come from Nsight Compute on the same kernel (validate/data/h200/README.md, session
-// 30).
+// per lag: 1 where every follower finds the chunk in L2, `groups` where none does. The GPU's
+// figures come from `validate/run_gpu.sh --only l2retain` (Nsight Compute on the same kernel,
+// summarised by validate/harness/l2retain_summary.py); none is committed yet
+// (validate/data/h100/README.md, session 30).
 //   ./build/tests/gemmsim_tests "[.calibrate][l2retain]"
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -807,10 +807,10 @@ __global__ void rotate_read_kernel(const uint4* p, long long n4, int passes, int
 // step t the groups read, each with all its blocks, chunk t - g x lag of a stream of `chunks`
 // chunks of chunk16 x 16 bytes (ld.global.cg), then every block waits at a grid barrier. So
 // the leader (group 0) brings each chunk in from DRAM, and group g reads it g x lag steps
-// later, lag chunks after group g - 1 did: between two consecutive readers of a line the
-// leader has read `lag` chunks of new data. An L2 that keeps a line by its last use (LRU)
-// serves every follower while lag chunks fit; one that keeps it by its first arrival serves
-// follower g only while g x lag chunks do. `barrier` starts at 0.
+// later, lag chunks after group g - 1 did. Between two consecutive reads of a line every group
+// has read `lag` chunks of its own, so an L2 that keeps a line by its last use (LRU) serves
+// every follower while groups x lag chunks fit; one that keeps it by its arrival serves
+// follower g while the g x lag chunks the leader brought in since do. `barrier` starts at 0.
 __global__ void retain_kernel(const uint4* s, long long chunk16, int chunks, int lag, int groups,
                               unsigned* barrier, uint32_t* sink) {
   uint32_t acc = 0;
