@@ -326,6 +326,26 @@ class BasicSectoredCache {
     }
   }
 
+  // A copy of the whole tag store: lines, sector state, ready times and LRU order.
+  BasicSectoredCache(const BasicSectoredCache& other)
+      : sets_(other.sets_),
+        layout_(other.layout_),
+        header_bytes_(other.header_bytes_),
+        block_(other.block_) {
+    if (other.data_) {
+      data_ = CacheStorage::allocate(block_ * sets_);
+      std::memcpy(data_.get(), other.data_.get(), block_ * sets_);
+    }
+  }
+  BasicSectoredCache& operator=(const BasicSectoredCache& other) {
+    if (this != &other) {
+      *this = BasicSectoredCache(other);
+    }
+    return *this;
+  }
+  BasicSectoredCache(BasicSectoredCache&&) noexcept = default;
+  BasicSectoredCache& operator=(BasicSectoredCache&&) noexcept = default;
+
   // A copy of `narrow` with wider tags: the same geometry, lines, sector state and LRU order,
   // for a caller that starts with narrow tags and outgrows them.
   template <typename NarrowTag>

@@ -1101,6 +1101,11 @@ MemorySystem::MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock,
                            const MemorySystemOptions& opt)
     : impl_(std::make_unique<Impl>(gpu, sm_clock, opt)) {}
 
+MemorySystem::MemorySystem(const MemorySystem& other)
+    : impl_(std::make_unique<Impl>(*other.impl_)) {
+  impl_->probe = nullptr;
+}
+
 MemorySystem::~MemorySystem() = default;
 
 Tick MemorySystem::access(int sm, MemOp op, std::span<const Segment> segments, Tick now,

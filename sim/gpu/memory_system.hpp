@@ -148,7 +148,9 @@ class MemorySystem {
   // An l1.size of 0 models a GPU whose loads bypass L1 (every Load is an L1 miss).
   MemorySystem(const GpuSpec& gpu, const ClockDomain& sm_clock, const MemorySystemOptions& opt);
   ~MemorySystem();
-  MemorySystem(const MemorySystem&) = delete;
+  // A copy of the whole state (caches, queues, DRAM banks, counters): accesses to the copy see
+  // what they would have seen in the original. The copy has no probe.
+  MemorySystem(const MemorySystem& other);
   MemorySystem& operator=(const MemorySystem&) = delete;
 
   // One warp instruction, or a batch of the same kind from one warp, issued by SM `sm` at

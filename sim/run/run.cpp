@@ -3,11 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <list>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "hw/describe.hpp"
 #include "kernels/common/aux_models.hpp"
 #include "kernels/common/kernel_name.hpp"
 #include "kernels/common/legality.hpp"
@@ -18,6 +22,60 @@
 #include "sim/gpu/memory_system.hpp"
 
 namespace gemmsim {
+
+struct FlushMemo::State {
+  State(const sim::MemorySystem& m, sim::Tick e) : memory(m), end(e) {}
+  sim::MemorySystem memory;  // right after the flush, recency forgotten
+  sim::Tick end;             // when the flush ended: the timed launches' origin
+};
+
+struct FlushMemo::Impl {
+  std::mutex mutex;
+  std::size_t capacity = 0;
+  std::list<std::pair<std::string, std::shared_ptr<const State>>> states;  // latest used first
+  std::size_t hits = 0, misses = 0;
+};
+
+FlushMemo::FlushMemo(std::size_t capacity) : impl_(std::make_unique<Impl>()) {
+  impl_->capacity = std::max<std::size_t>(1, capacity);
+}
+
+FlushMemo::~FlushMemo() = default;
+
+std::shared_ptr<const FlushMemo::State> FlushMemo::find(const std::string& key) {
+  const std::lock_guard lock(impl_->mutex);
+  auto& states = impl_->states;
+  const auto it = std::find_if(states.begin(), states.end(),
+                               [&](const auto& entry) { return entry.first == key; });
+  if (it == states.end()) {
+    ++impl_->misses;
+    return nullptr;
+  }
+  ++impl_->hits;
+  states.splice(states.begin(), states, it);
+  return it->second;
+}
+
+void FlushMemo::keep(const std::string& key, std::shared_ptr<const State> state) {
+  const std::lock_guard lock(impl_->mutex);
+  auto& states = impl_->states;
+  // Another thread may have kept the same state meanwhile (the same, as the flush is
+  // deterministic): keep one.
+  std::erase_if(states, [&](const auto& entry) { return entry.first == key; });
+  states.emplace_front(key, std::move(state));
+  while (states.size() > impl_->capacity) states.pop_back();
+}
+
+std::size_t FlushMemo::hits() const {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->hits;
+}
+
+std::size_t FlushMemo::misses() const {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->misses;
+}
+
 namespace {
 
 std::unique_ptr<sim::KernelModel> make_main_model(const GemmConfig& c, const GemmProblem& p,
@@ -109,19 +167,36 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   out.sm_clock_mhz = gpu.clocks.sustained.mhz();
 
   const sim::ClockDomain clock(gpu.clocks.sustained);
-  sim::MemorySystem memory(gpu, clock);
-  sim::GpuModel model(gpu, memory);
   const sim::Tick launch = sim::Tick(gpu.launch_overhead.ps());
 
   // The harness's flush runs before the timed region (its CUDA events bracket the GEMM's
   // launches only): times count from its end. It leaves the L2's lines, dirty and clean, in no
   // recency order (MemorySystem::forget_recency).
   sim::Tick origin = 0;
+  std::optional<sim::MemorySystem> memory_slot;  // constructed, or copied from the memo
   if (start == L2Start::AfterMemsetFlush) {
-    const auto flush = make_memset_model(kFlushBuffer, 2 * gpu.l2.size.value);
-    origin = model.run(*flush, launch).end;
-    memory.forget_recency();
+    const std::string key = options.flush_memo ? describe_json(gpu).dump() : std::string();
+    if (options.flush_memo) {
+      if (const auto state = options.flush_memo->find(key)) {
+        memory_slot.emplace(state->memory);
+        origin = state->end;
+      }
+    }
+    if (!memory_slot) {
+      memory_slot.emplace(gpu, clock);
+      sim::GpuModel flusher(gpu, *memory_slot);
+      const auto flush = make_memset_model(kFlushBuffer, 2 * gpu.l2.size.value);
+      origin = flusher.run(*flush, launch).end;
+      memory_slot->forget_recency();
+      if (options.flush_memo)
+        options.flush_memo->keep(key,
+                                 std::make_shared<const FlushMemo::State>(*memory_slot, origin));
+    }
+  } else {
+    memory_slot.emplace(gpu, clock);
   }
+  sim::MemorySystem& memory = *memory_slot;
+  sim::GpuModel model(gpu, memory);
   // The launches of one GEMM, in order: split-K's fill of C (atomic), the main kernel, split-K's
   // reduction. Each waits for the one before plus the launch overhead.
   const auto main_model = make_main_model(config, problem, gpu, options.regs_per_thread);

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hw/gpu_spec.hpp"
 #include "kernels/common/gemm_config.hpp"
@@ -67,6 +67,32 @@ enum class L2Start { Clean, AfterMemsetFlush, Warm };
 const char* l2_start_name(L2Start s);
 L2Start parse_l2_start(const std::string& name);  // throws UserError naming the choices
 
+// The state the simulated harness flush (L2Start::AfterMemsetFlush) leaves behind, kept for
+// later predictions on the same GPU description at the same clock. The flush does not depend on
+// the GEMM, so a prediction that starts from a kept state gives exactly the cycles of one that
+// simulates the flush again; it saves that simulation (a memset of twice the L2: 2.6 s of host
+// time on the H100, the bulk of a small row's). For many predictions in one process (gemmsim
+// validate); thread-safe; holds the `capacity` states used last (about 20 MB each for a 50 MB
+// L2).
+class FlushMemo {
+ public:
+  explicit FlushMemo(std::size_t capacity = 4);
+  ~FlushMemo();
+  FlushMemo(const FlushMemo&) = delete;
+  FlushMemo& operator=(const FlushMemo&) = delete;
+
+  struct State;
+  // The state kept under `key`, or null (then the caller simulates the flush and keep()s it).
+  std::shared_ptr<const State> find(const std::string& key);
+  void keep(const std::string& key, std::shared_ptr<const State> state);
+  std::size_t hits() const;
+  std::size_t misses() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // How a prediction runs, beyond the GPU, the configuration and the problem.
 struct SimOptions {
   sim::SimObserver* observer = nullptr;  // sees every timed launch (traces, critical path)
@@ -80,6 +106,9 @@ struct SimOptions {
   // instructions less one (cuobjdump -sass; validate/harness/sass_loop_table.py). Negative:
   // the model's estimate (sim::alu_step_cycles). It applies to the main kernel's warps.
   double alu_wait = -1;
+  // Where to find and keep the harness flush's end state (L2Start::AfterMemsetFlush); null:
+  // simulate the flush for this prediction alone.
+  FlushMemo* flush_memo = nullptr;
 };
 
 Prediction predict(const GpuSpec& gpu, const GemmConfig& config, const GemmProblem& problem,

@@ -165,6 +165,34 @@ TEST_CASE("After the harness's memset flush a DRAM-bound kernel writes back dirt
                  predict(gpu, c, small).time_us) < 1.0);
 }
 
+TEST_CASE("A kept flush state predicts exactly what simulating the flush again does", "[e2e]") {
+  // The T4's 4 MiB L2: an 8 MiB flush, fast to simulate. A problem whose operands exceed the L2
+  // evicts the flush's dirty lines, so a wrong kept state (not copied, or shared between runs)
+  // would change its write-backs and its time.
+  const GpuSpec gpu = load_gpu("t4");
+  const GemmConfig c = default_config(gpu);
+  const GemmProblem problem{1024, 1024, 2048};
+  const Prediction alone = predict(gpu, c, problem, {.l2_start = L2Start::AfterMemsetFlush});
+  FlushMemo memo(1);
+  const SimOptions with_memo{.l2_start = L2Start::AfterMemsetFlush, .flush_memo = &memo};
+  for (int run = 0; run < 2; ++run) {
+    const Prediction p = predict(gpu, c, problem, with_memo);
+    INFO("run " << run);
+    CHECK(p.cycles == alone.cycles);
+    CHECK(p.counters == alone.counters);
+  }
+  CHECK(memo.misses() == 1);
+  CHECK(memo.hits() == 1);
+  CHECK(alone.counters.at("dram__bytes_write.sum") > 0);
+  // Another clock is another flush.
+  GpuSpec slower = gpu;
+  slower.clocks.sustained = Frequency{0.8 * gpu.clocks.tensor_spec.hz};
+  const Prediction other = predict(slower, c, problem, with_memo);
+  CHECK(memo.misses() == 2);
+  CHECK(other.cycles ==
+        predict(slower, c, problem, {.l2_start = L2Start::AfterMemsetFlush}).cycles);
+}
+
 TEST_CASE("A warm L2 start finds the operands the launch before left there", "[e2e]") {
   const GpuSpec gpu = load_gpu("h100");
   const GemmConfig c = bf16_64x64x32(gpu);

@@ -174,12 +174,17 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
   std::vector<std::vector<double>> rank_keys(rows.size());
   std::vector<RowResult> out(rows.size());
   std::vector<std::string> errors(rows.size());
+  // Rows at one clock share the flush's end state: two per worker covers the clocks most rows
+  // were measured at (the tensor-core clock cap and the SIMT rows' boost clock).
+  const int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  FlushMemo flush_memo(std::size_t(2 * n));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < rows.size();) {
       const MeasuredRow& r = rows[i];
       GpuSpec gpu = base;
-      if (o.use_row_clock && r.sm_clock_mhz > 0) gpu.clocks.sustained = Frequency{r.sm_clock_mhz * 1e6};
+      if (o.use_row_clock && r.sm_clock_mhz > 0)
+        gpu.clocks.sustained = Frequency{r.sm_clock_mhz * 1e6};
       try {
         if (model) {
           check_legal(r.config, r.problem, gpu);
@@ -194,7 +199,8 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
         const SimOptions sim_options{
             .l2_start = start,
             .regs_per_thread = o.regs == "recorded" ? r.regs_per_thread : 0,
-            .alu_wait = loops.wait_of(r.config)};
+            .alu_wait = loops.wait_of(r.config),
+            .flush_memo = &flush_memo};
         const Prediction p = predict(gpu, r.config, r.problem, sim_options);
         out[i].row = r;
         out[i].predicted_us = p.time_us;
@@ -214,7 +220,6 @@ std::vector<RowResult> simulate_rows(const std::vector<MeasuredRow>& rows, const
       }
     }
   };
-  const int n = o.threads > 0 ? o.threads : int(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (int t = 1; t < n; ++t) pool.emplace_back(work);
   work();
