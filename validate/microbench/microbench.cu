@@ -674,6 +674,67 @@ __global__ void mma_ldmatrix_mix_kernel(int iters, float* sink, Probe* pr) {
   if (s == 1234.5f) sink[0] = s;
 }
 
+// The consumer loop of the tf32 mma.sync kernels (ws_ampere.cuh and the pipelined kernel)
+// without global memory: a warp tile of MT x NT mma tiles (m16 x n8), per k8 step MT
+// ldmatrix.x4 (A) and 2 x NT lds.32 (B), every register rounded with cvt.rna.tf32, into the
+// other fragment buffer, then MT x NT mma.sync m16n8k8 tf32 from the current one.
+// Conflict-free shared addresses (A as in mma_ldmatrix_mix_kernel; B: 32 consecutive words).
+template <int MT, int NT>
+__global__ void mma_tf32_lds_mix_kernel(int iters, float* sink, Probe* pr) {
+  extern __shared__ __align__(128) unsigned char smem_mix[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (int i = threadIdx.x; i < 16384 / 4; i += blockDim.x)
+    reinterpret_cast<float*>(smem_mix)[i] = 1.0f + float(i & 255) / 256.0f;
+  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_mix));
+  const uint32_t a_addr = base + ((warp * 512 + lane * 16) & (8192 - 1));
+  const uint32_t b_addr = base + 8192 + ((warp * 512 + lane * 4) & (8192 - 1));
+  uint32_t af[2][MT][4], bf[2][NT][2];
+  float acc[MT][NT][4];
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.f;
+  auto load = [&](int buf, int step) {
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+      gemmsim::dev::ldmatrix_x4(af[buf][i], a_addr + ((i * 512 + step * 64) & 1023));
+#pragma unroll
+      for (int q = 0; q < 4; ++q) af[buf][i][q] = gemmsim::dev::to_tf32(af[buf][i][q]);
+    }
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        bf[buf][j][h] = gemmsim::dev::to_tf32(
+            gemmsim::dev::lds32(b_addr + ((j * 256 + h * 128 + step * 64) & 2047)));
+  };
+  __syncthreads();
+  load(0, 0);
+  probe_start(pr);
+  for (int it = 0; it < iters; it += 2) {
+#pragma unroll
+    for (int cur = 0; cur < 2; ++cur) {
+      load(cur ^ 1, it + cur + 1);
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) {
+          const int jj = (i & 1) ? NT - 1 - j : j;
+          gemmsim::dev::mma<gemmsim::DType::TF32>(acc[i][jj], af[cur][i], bf[cur][jj]);
+        }
+    }
+  }
+  probe_end(pr);
+  float s = 0;
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) s += acc[i][j][0] + acc[i][j][3];
+  if (s == 1234.5f) sink[0] = s;
+}
+
 __global__ void syncthreads_kernel(int iters, Probe* pr) {
   probe_start(pr);
   for (int i = 0; i < iters; ++i) __syncthreads();
@@ -2903,6 +2964,31 @@ class Runner {
       mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}, warps);
       mix(std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{}, warps);
       mix(std::integral_constant<int, 1>{}, std::integral_constant<int, 8>{}, warps);
+    }
+    // The tf32 consumer loops: 64x64 warp tiles, one warp per scheduler (the 2x2-warp, one
+    // consumer warpgroup kernels), against 64x32 with two (2x4 warps, two warpgroups).
+    auto tf32_mix = [&](auto mt_tag, auto nt_tag, int warps) {
+      constexpr int MT = decltype(mt_tag)::value, NT = decltype(nt_tag)::value;
+      auto k = mma_tf32_lds_mix_kernel<MT, NT>;
+      CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384));
+      const int iters = quick_ ? 256 : 2048;
+      if (!fits(k, 32 * warps, 16384)) return;
+      k<<<sms_, 32 * warps, 16384>>>(iters, reinterpret_cast<float*>(sink_), probe_);
+      CKL();
+      CK(cudaDeviceSynchronize());
+      auto ps = probes(sms_);
+      const double fma = double(warps) * iters * MT * NT * 1024.0;  // m16n8k8: 1024 FMA
+      const std::string shape = std::to_string(16 * MT) + "x" + std::to_string(8 * NT);
+      add("mma_tf32_lds_mix_" + shape + "_w" + std::to_string(warps), per_block_rate(ps, fma),
+          "FMA/clk/SM", mhz(ps[0]),
+          "warp tile " + shape + ": per k8 step " + std::to_string(MT) + " ldmatrix.x4 + " +
+              std::to_string(2 * NT) + " lds.32, each register through cvt.rna.tf32, into the " +
+              "other buffer, then " + std::to_string(MT * NT) + " mma.sync tf32; " +
+              std::to_string(warps) + " warps x 1 block/SM, no global memory");
+    };
+    for (int warps : {1, 4, 8}) {
+      tf32_mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 8>{}, warps);
+      tf32_mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}, warps);
     }
   }
 
