@@ -615,79 +615,29 @@ __global__ void mma_occupancy_kernel(int iters, uint32_t seed, float* sink, Prob
   if (s == 1234.5f) sink[0] = s;
 }
 
-// The inner loop of the pipelined tensor-core kernel without global memory: a warp tile of
-// MT x NT mma tiles (m16 x n8), per k16 step MT ldmatrix.x4 (A) and NT/2 ldmatrix.x4.trans (B)
-// into the other fragment buffer, then MT x NT mma.sync from the current one. Conflict-free
-// shared addresses (each 8-lane group reads 8 consecutive 16-byte rows).
-template <int MT, int NT>
-__global__ void mma_ldmatrix_mix_kernel(int iters, float* sink, Probe* pr) {
+// The inner loop of the tensor-core kernels without global memory: a warp tile of MT x NT mma
+// tiles (m16 x n8), per mma-k step MT ldmatrix.x4 (A) and the step's B fragments into the other
+// fragment buffer, then MT x NT mma.sync from the current one. bf16 (k16 steps): NT/2
+// ldmatrix.x4.trans for B. tf32 (k8 steps, the consumer loop of ws_ampere.cuh and the
+// pipelined kernel): 2 x NT lds.32 for B, and every A and B register rounded with
+// cvt.rna.tf32. Conflict-free shared addresses (each 8-lane group of an ldmatrix reads 8
+// consecutive 16-byte rows, an lds.32 32 consecutive words).
+template <gemmsim::DType D, int MT, int NT>
+__global__ void mma_mix_kernel(int iters, float* sink, Probe* pr) {
+  constexpr bool kTf32 = D == gemmsim::DType::TF32;
   extern __shared__ __align__(128) unsigned char smem_mix[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int i = threadIdx.x; i < 16384 / 4; i += blockDim.x)
-    reinterpret_cast<uint32_t*>(smem_mix)[i] = 0x3c003c00u ^ (i * 0x9e3779b9u & 0x03ff03ffu);
-  const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_mix));
-  // 16 KB: each warp reads its own 2 KB window, lane l at row l (16 B per row).
-  const uint32_t addr = base + ((warp * 512 + lane * 16) & (16384 - 1));
-  uint32_t af[2][MT][4], bf[2][NT][2];
-  float acc[MT][NT][4];
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j)
-#pragma unroll
-      for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.f;
-  // The kernel's own fragment loads and mma (kernels/common/gemm_args.cuh).
-  auto load = [&](int buf, int step) {
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-      gemmsim::dev::ldmatrix_x4(af[buf][i], addr + ((i * 512 + step * 64) & 1023));
-#pragma unroll
-    for (int j = 0; j < NT / 2; ++j) {
-      uint32_t r[4];
-      gemmsim::dev::ldmatrix_x4_trans(r, addr + 1024 + ((j * 512 + step * 64) & 1023));
-      bf[buf][2 * j][0] = r[0], bf[buf][2 * j][1] = r[1];
-      bf[buf][2 * j + 1][0] = r[2], bf[buf][2 * j + 1][1] = r[3];
-    }
-  };
-  __syncthreads();
-  load(0, 0);
-  probe_start(pr);
-  for (int it = 0; it < iters; it += 2) {
-#pragma unroll
-    for (int cur = 0; cur < 2; ++cur) {
-      load(cur ^ 1, it + cur + 1);
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j) {
-          const int jj = (i & 1) ? NT - 1 - j : j;
-          gemmsim::dev::mma<gemmsim::DType::BF16>(acc[i][jj], af[cur][i], bf[cur][jj]);
-        }
-    }
+  for (int i = threadIdx.x; i < 16384 / 4; i += blockDim.x) {
+    if constexpr (kTf32)
+      reinterpret_cast<float*>(smem_mix)[i] = 1.0f + float(i & 255) / 256.0f;
+    else
+      reinterpret_cast<uint32_t*>(smem_mix)[i] = 0x3c003c00u ^ (i * 0x9e3779b9u & 0x03ff03ffu);
   }
-  probe_end(pr);
-  float s = 0;
-#pragma unroll
-  for (int i = 0; i < MT; ++i)
-#pragma unroll
-    for (int j = 0; j < NT; ++j) s += acc[i][j][0] + acc[i][j][3];
-  if (s == 1234.5f) sink[0] = s;
-}
-
-// The consumer loop of the tf32 mma.sync kernels (ws_ampere.cuh and the pipelined kernel)
-// without global memory: a warp tile of MT x NT mma tiles (m16 x n8), per k8 step MT
-// ldmatrix.x4 (A) and 2 x NT lds.32 (B), every register rounded with cvt.rna.tf32, into the
-// other fragment buffer, then MT x NT mma.sync m16n8k8 tf32 from the current one.
-// Conflict-free shared addresses (A as in mma_ldmatrix_mix_kernel; B: 32 consecutive words).
-template <int MT, int NT>
-__global__ void mma_tf32_lds_mix_kernel(int iters, float* sink, Probe* pr) {
-  extern __shared__ __align__(128) unsigned char smem_mix[];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int i = threadIdx.x; i < 16384 / 4; i += blockDim.x)
-    reinterpret_cast<float*>(smem_mix)[i] = 1.0f + float(i & 255) / 256.0f;
   const uint32_t base = static_cast<uint32_t>(__cvta_generic_to_shared(smem_mix));
-  const uint32_t a_addr = base + ((warp * 512 + lane * 16) & (8192 - 1));
-  const uint32_t b_addr = base + 8192 + ((warp * 512 + lane * 4) & (8192 - 1));
+  // 16 KB: each warp reads its own 2 KB window, lane l at row l (16 B per row); lds.32 lane l
+  // at word l of its window.
+  const uint32_t addr = base + ((warp * 512 + lane * 16) & (16384 - 1));
+  const uint32_t word_addr = base + ((warp * 512 + lane * 4) & (16384 - 1));
   uint32_t af[2][MT][4], bf[2][NT][2];
   float acc[MT][NT][4];
 #pragma unroll
@@ -696,19 +646,32 @@ __global__ void mma_tf32_lds_mix_kernel(int iters, float* sink, Probe* pr) {
     for (int j = 0; j < NT; ++j)
 #pragma unroll
       for (int q = 0; q < 4; ++q) acc[i][j][q] = 0.f;
+  // The kernels' own fragment loads and mma (kernels/common/gemm_args.cuh).
   auto load = [&](int buf, int step) {
 #pragma unroll
     for (int i = 0; i < MT; ++i) {
-      gemmsim::dev::ldmatrix_x4(af[buf][i], a_addr + ((i * 512 + step * 64) & 1023));
+      gemmsim::dev::ldmatrix_x4(af[buf][i], addr + ((i * 512 + step * 64) & 1023));
+      if constexpr (kTf32) {
 #pragma unroll
-      for (int q = 0; q < 4; ++q) af[buf][i][q] = gemmsim::dev::to_tf32(af[buf][i][q]);
+        for (int q = 0; q < 4; ++q) af[buf][i][q] = gemmsim::dev::to_tf32(af[buf][i][q]);
+      }
     }
+    if constexpr (kTf32) {
 #pragma unroll
-    for (int j = 0; j < NT; ++j)
+      for (int j = 0; j < NT; ++j)
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-        bf[buf][j][h] = gemmsim::dev::to_tf32(
-            gemmsim::dev::lds32(b_addr + ((j * 256 + h * 128 + step * 64) & 2047)));
+        for (int h = 0; h < 2; ++h)
+          bf[buf][j][h] = gemmsim::dev::to_tf32(
+              gemmsim::dev::lds32(word_addr + ((j * 256 + h * 128 + step * 64) & 2047)));
+    } else {
+#pragma unroll
+      for (int j = 0; j < NT / 2; ++j) {
+        uint32_t r[4];
+        gemmsim::dev::ldmatrix_x4_trans(r, addr + 1024 + ((j * 512 + step * 64) & 1023));
+        bf[buf][2 * j][0] = r[0], bf[buf][2 * j][1] = r[1];
+        bf[buf][2 * j + 1][0] = r[2], bf[buf][2 * j + 1][1] = r[3];
+      }
+    }
   };
   __syncthreads();
   load(0, 0);
@@ -722,7 +685,7 @@ __global__ void mma_tf32_lds_mix_kernel(int iters, float* sink, Probe* pr) {
 #pragma unroll
         for (int j = 0; j < NT; ++j) {
           const int jj = (i & 1) ? NT - 1 - j : j;
-          gemmsim::dev::mma<gemmsim::DType::TF32>(acc[i][jj], af[cur][i], bf[cur][jj]);
+          gemmsim::dev::mma<D>(acc[i][jj], af[cur][i], bf[cur][jj]);
         }
     }
   }
@@ -2915,7 +2878,7 @@ class Runner {
            threads <= fa.maxThreadsPerBlock && smem + int(fa.sharedSizeBytes) <= 227 * 1024;
   }
 
-  // What a few warps per sub-partition sustain (see mma_occupancy_kernel, mma_ldmatrix_mix_kernel).
+  // What a few warps per sub-partition sustain (see mma_occupancy_kernel, mma_mix_kernel).
   void issue() {
     const int it = quick_ ? 1 << 10 : 1 << 12;
     auto occ = [&](auto acc_tag, int warps) {
@@ -2939,9 +2902,11 @@ class Runner {
       occ(std::integral_constant<int, 8>{}, warps);
       occ(std::integral_constant<int, 32>{}, warps);
     }
-    auto mix = [&](auto mt_tag, auto nt_tag, int warps) {
+    auto mix = [&](auto d_tag, auto mt_tag, auto nt_tag, int warps) {
+      constexpr gemmsim::DType D = decltype(d_tag)::value;
       constexpr int MT = decltype(mt_tag)::value, NT = decltype(nt_tag)::value;
-      auto k = mma_ldmatrix_mix_kernel<MT, NT>;
+      constexpr bool kTf32 = D == gemmsim::DType::TF32;
+      auto k = mma_mix_kernel<D, MT, NT>;
       CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384));
       const int iters = quick_ ? 256 : 2048;
       if (!fits(k, 32 * warps, 16384)) return;
@@ -2949,46 +2914,34 @@ class Runner {
       CKL();
       CK(cudaDeviceSynchronize());
       auto ps = probes(sms_);
-      const double fma = double(warps) * iters * MT * NT * 2048.0;  // m16n8k16: 2048 FMA
+      // m16n8k16 bf16: 2048 FMA; m16n8k8 tf32: 1024.
+      const double fma = double(warps) * iters * MT * NT * (kTf32 ? 1024.0 : 2048.0);
       const std::string shape = std::to_string(16 * MT) + "x" + std::to_string(8 * NT);
-      add("mma_ldmatrix_mix_" + shape + "_w" + std::to_string(warps),
+      const std::string b_loads =
+          kTf32 ? std::to_string(2 * NT) + " lds.32, each register through cvt.rna.tf32,"
+                : std::to_string(NT / 2) + " ldmatrix.x4.trans";
+      add(std::string(kTf32 ? "mma_tf32_lds_mix_" : "mma_ldmatrix_mix_") + shape + "_w" +
+              std::to_string(warps),
           per_block_rate(ps, fma), "FMA/clk/SM", mhz(ps[0]),
-          "warp tile " + shape + ": per k16 step " + std::to_string(MT) + " ldmatrix.x4 + " +
-              std::to_string(NT / 2) + " ldmatrix.x4.trans into the other buffer, then " +
-              std::to_string(MT * NT) + " mma.sync bf16; " + std::to_string(warps) +
-              " warps x 1 block/SM, no global memory");
+          "warp tile " + shape + ": per " + (kTf32 ? "k8" : "k16") + " step " + std::to_string(MT) +
+              " ldmatrix.x4 + " + b_loads + " into the other buffer, then " +
+              std::to_string(MT * NT) + " mma.sync " + (kTf32 ? "tf32" : "bf16") + "; " +
+              std::to_string(warps) + " warps x 1 block/SM, no global memory");
     };
+    using Bf16 = std::integral_constant<gemmsim::DType, gemmsim::DType::BF16>;
+    using Tf32 = std::integral_constant<gemmsim::DType, gemmsim::DType::TF32>;
     for (int warps : {1, 4, 8, 16}) {
-      mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 8>{}, warps);
-      mix(std::integral_constant<int, 2>{}, std::integral_constant<int, 8>{}, warps);
-      mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}, warps);
-      mix(std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{}, warps);
-      mix(std::integral_constant<int, 1>{}, std::integral_constant<int, 8>{}, warps);
+      mix(Bf16{}, std::integral_constant<int, 4>{}, std::integral_constant<int, 8>{}, warps);
+      mix(Bf16{}, std::integral_constant<int, 2>{}, std::integral_constant<int, 8>{}, warps);
+      mix(Bf16{}, std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}, warps);
+      mix(Bf16{}, std::integral_constant<int, 2>{}, std::integral_constant<int, 4>{}, warps);
+      mix(Bf16{}, std::integral_constant<int, 1>{}, std::integral_constant<int, 8>{}, warps);
     }
     // The tf32 consumer loops: 64x64 warp tiles, one warp per scheduler (the 2x2-warp, one
     // consumer warpgroup kernels), against 64x32 with two (2x4 warps, two warpgroups).
-    auto tf32_mix = [&](auto mt_tag, auto nt_tag, int warps) {
-      constexpr int MT = decltype(mt_tag)::value, NT = decltype(nt_tag)::value;
-      auto k = mma_tf32_lds_mix_kernel<MT, NT>;
-      CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384));
-      const int iters = quick_ ? 256 : 2048;
-      if (!fits(k, 32 * warps, 16384)) return;
-      k<<<sms_, 32 * warps, 16384>>>(iters, reinterpret_cast<float*>(sink_), probe_);
-      CKL();
-      CK(cudaDeviceSynchronize());
-      auto ps = probes(sms_);
-      const double fma = double(warps) * iters * MT * NT * 1024.0;  // m16n8k8: 1024 FMA
-      const std::string shape = std::to_string(16 * MT) + "x" + std::to_string(8 * NT);
-      add("mma_tf32_lds_mix_" + shape + "_w" + std::to_string(warps), per_block_rate(ps, fma),
-          "FMA/clk/SM", mhz(ps[0]),
-          "warp tile " + shape + ": per k8 step " + std::to_string(MT) + " ldmatrix.x4 + " +
-              std::to_string(2 * NT) + " lds.32, each register through cvt.rna.tf32, into the " +
-              "other buffer, then " + std::to_string(MT * NT) + " mma.sync tf32; " +
-              std::to_string(warps) + " warps x 1 block/SM, no global memory");
-    };
     for (int warps : {1, 4, 8}) {
-      tf32_mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 8>{}, warps);
-      tf32_mix(std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}, warps);
+      mix(Tf32{}, std::integral_constant<int, 4>{}, std::integral_constant<int, 8>{}, warps);
+      mix(Tf32{}, std::integral_constant<int, 4>{}, std::integral_constant<int, 4>{}, warps);
     }
   }
 
