@@ -337,12 +337,6 @@ class BasicSectoredCache {
       std::memcpy(data_.get(), other.data_.get(), block_ * sets_);
     }
   }
-  BasicSectoredCache& operator=(const BasicSectoredCache& other) {
-    if (this != &other) {
-      *this = BasicSectoredCache(other);
-    }
-    return *this;
-  }
   BasicSectoredCache(BasicSectoredCache&&) noexcept = default;
   BasicSectoredCache& operator=(BasicSectoredCache&&) noexcept = default;
 

@@ -173,27 +173,27 @@ Prediction simulate(const GpuSpec& spec, const GemmConfig& config, const GemmPro
   // launches only): times count from its end. It leaves the L2's lines, dirty and clean, in no
   // recency order (MemorySystem::forget_recency).
   sim::Tick origin = 0;
+  const bool flushed = start == L2Start::AfterMemsetFlush;
+  const std::string memo_key =
+      flushed && options.flush_memo ? describe_json(gpu).dump() : std::string();
   std::optional<sim::MemorySystem> memory_slot;  // constructed, or copied from the memo
-  if (start == L2Start::AfterMemsetFlush) {
-    const std::string key = options.flush_memo ? describe_json(gpu).dump() : std::string();
-    if (options.flush_memo) {
-      if (const auto state = options.flush_memo->find(key)) {
-        memory_slot.emplace(state->memory);
-        origin = state->end;
-      }
+  if (!memo_key.empty()) {
+    if (const auto state = options.flush_memo->find(memo_key)) {
+      memory_slot.emplace(state->memory);
+      origin = state->end;
     }
-    if (!memory_slot) {
-      memory_slot.emplace(gpu, clock);
+  }
+  if (!memory_slot) {
+    memory_slot.emplace(gpu, clock);
+    if (flushed) {
       sim::GpuModel flusher(gpu, *memory_slot);
       const auto flush = make_memset_model(kFlushBuffer, 2 * gpu.l2.size.value);
       origin = flusher.run(*flush, launch).end;
       memory_slot->forget_recency();
-      if (options.flush_memo)
-        options.flush_memo->keep(key,
-                                 std::make_shared<const FlushMemo::State>(*memory_slot, origin));
+      if (!memo_key.empty())
+        options.flush_memo->keep(
+            memo_key, std::make_shared<const FlushMemo::State>(*memory_slot, origin));
     }
-  } else {
-    memory_slot.emplace(gpu, clock);
   }
   sim::MemorySystem& memory = *memory_slot;
   sim::GpuModel model(gpu, memory);

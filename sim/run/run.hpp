@@ -4,9 +4,10 @@
 
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "hw/gpu_spec.hpp"
 #include "kernels/common/gemm_config.hpp"
